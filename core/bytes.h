@@ -1,0 +1,51 @@
+// Byte strings, byte views and key ranges.
+//
+// Keys and values are arbitrary bytes. We use std::string as the owning
+// buffer (small-string optimisation, contiguous, cheap appends) and
+// std::string_view as the view; neither implies text.
+#ifndef TUPLEKV_CORE_BYTES_H_
+#define TUPLEKV_CORE_BYTES_H_
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+namespace tuplekv {
+
+using Bytes = std::string;
+using BytesView = std::string_view;
+
+// Unsigned lexicographic order, a proper prefix first: the order of keys in
+// FoundationDB and of BLOBs in SQLite. Returns <0, 0 or >0.
+inline int compare_bytes(BytesView a, BytesView b) {
+  const size_t n = a.size() < b.size() ? a.size() : b.size();
+  const int c = n == 0 ? 0 : std::memcmp(a.data(), b.data(), n);
+  if (c != 0) return c;
+  return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
+}
+
+// Lower-case hex of `b`, for messages and JSON forms.
+std::string to_hex(BytesView b);
+
+// Parses hex (either case, even length). Returns false on anything else.
+bool from_hex(std::string_view hex, Bytes* out);
+
+// A half-open key range [begin, end). An empty `end` means "no upper bound"
+// (the end of the keyspace); begin == end, or begin > end, is empty.
+struct KeyRange {
+  Bytes begin;
+  Bytes end;
+
+  bool unbounded_end() const { return end.empty(); }
+  bool contains(BytesView key) const {
+    return compare_bytes(key, begin) >= 0 &&
+           (end.empty() || compare_bytes(key, end) < 0);
+  }
+  bool empty() const { return !end.empty() && compare_bytes(begin, end) >= 0; }
+  bool operator==(const KeyRange& o) const { return begin == o.begin && end == o.end; }
+};
+
+}  // namespace tuplekv
+
+#endif  // TUPLEKV_CORE_BYTES_H_

@@ -1,0 +1,95 @@
+// OrderedStore: the ordered key-value store every keyspace model is written
+// against, shaped like a FoundationDB transaction.
+//
+// Keys and values are arbitrary bytes; keys are ordered by compare_bytes()
+// (unsigned lexicographic, a proper prefix first). Ranges are half-open:
+// [begin, end), end exclusive; an empty `end` means "to the end of the
+// keyspace". Nothing here assumes SQLite, so a FoundationDB-backed store
+// would be a thin adapter.
+//
+// Implementations: MemoryStore (core/memory_store.h) and the SQLite-backed
+// store over a shadow table (ext/sqlite_store.h).
+//
+// Thread safety: none. A store and its cursors belong to one thread (one
+// SQLite connection), as SQLite virtual tables do.
+#ifndef TUPLEKV_CORE_STORE_H_
+#define TUPLEKV_CORE_STORE_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "core/bytes.h"
+#include "core/status.h"
+
+namespace tuplekv {
+
+struct ScanOptions {
+  bool reverse = false;    // visit keys from the end of the range backwards
+  uint64_t limit = 0;      // at most this many pairs; 0 = no limit
+  bool keys_only = false;  // value() may be empty (a hint; stores may ignore)
+};
+
+// A position in a scan. A new cursor is already on the first pair of its
+// range (or !valid() if there is none).
+//
+// key() and value() stay valid until the cursor moves or is destroyed.
+// Writing to the store while a cursor is open is allowed: the cursor then
+// continues from the first key after (before, in reverse) the one it was
+// on, as it is in the store at that moment.
+class Cursor {
+ public:
+  virtual ~Cursor() = default;
+
+  // False at the end of the range, after `limit` pairs, or after an error.
+  virtual bool valid() const = 0;
+  // REQUIRES: valid()
+  virtual void next() = 0;
+  // REQUIRES: valid()
+  virtual BytesView key() const = 0;
+  virtual BytesView value() const = 0;
+  // OK unless an error ended the scan early.
+  virtual Status status() const = 0;
+
+  // Restarts this cursor on a new range with the same options (cheaper than
+  // a new scan: IN lists and skip-scans move one cursor range by range).
+  virtual Status rescan(const KeyRange& range) = 0;
+};
+
+class OrderedStore {
+ public:
+  virtual ~OrderedStore() = default;
+
+  // Sets *found, and *value when found.
+  virtual Status get(BytesView key, Bytes* value, bool* found) = 0;
+  virtual Status set(BytesView key, BytesView value) = 0;
+  // Clearing an absent key is not an error.
+  virtual Status clear(BytesView key) = 0;
+  // Clears every key in [begin, end) (empty `end`: to the end).
+  virtual Status clear_range(BytesView begin, BytesView end) = 0;
+
+  virtual Result<std::unique_ptr<Cursor>> scan(const KeyRange& range,
+                                               const ScanOptions& options) = 0;
+
+  // Transaction hooks, called in SQLite's virtual-table order (xBegin,
+  // xSavepoint, xRelease, xRollbackTo, xCommit, xRollback):
+  //   begin()          a transaction starts; writes after it can be undone
+  //   commit()         keep every write since begin()
+  //   rollback()       undo every write since begin()
+  //   savepoint(n)     mark the state as savepoint n (n >= 0, nested levels;
+  //                    marking n discards any marks >= n)
+  //   release(n)       forget savepoints >= n, keeping their writes
+  //   rollback_to(n)   undo every write since savepoint n (or, if n itself
+  //                    was never marked, since the lowest mark above n);
+  //                    savepoint n stays valid, marks above it are gone
+  // Writes made outside begin()/commit() take effect immediately.
+  virtual Status begin() = 0;
+  virtual Status commit() = 0;
+  virtual Status rollback() = 0;
+  virtual Status savepoint(int n) = 0;
+  virtual Status release(int n) = 0;
+  virtual Status rollback_to(int n) = 0;
+};
+
+}  // namespace tuplekv
+
+#endif  // TUPLEKV_CORE_STORE_H_

@@ -1,0 +1,71 @@
+#include "ext/errors.h"
+
+namespace tuplekv::ext {
+
+int sqlite_code(const Status& s) {
+  if (s.native_code() != 0) return s.native_code();
+  switch (s.code()) {
+    case StatusCode::kOk:
+      return SQLITE_OK;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotSupported:
+    case StatusCode::kNotFound:
+      return SQLITE_ERROR;
+    case StatusCode::kTypeMismatch:
+      return SQLITE_CONSTRAINT_DATATYPE;
+    case StatusCode::kConstraint:
+      switch (s.constraint()) {
+        case ConstraintKind::kPrimaryKey:
+          return SQLITE_CONSTRAINT_PRIMARYKEY;
+        case ConstraintKind::kNotNull:
+          return SQLITE_CONSTRAINT_NOTNULL;
+        case ConstraintKind::kUnique:
+          return SQLITE_CONSTRAINT_UNIQUE;
+        case ConstraintKind::kCheck:
+          return SQLITE_CONSTRAINT_CHECK;
+        case ConstraintKind::kNone:
+          return SQLITE_CONSTRAINT;
+      }
+      return SQLITE_CONSTRAINT;
+    case StatusCode::kCorruption:
+      return SQLITE_CORRUPT_VTAB;
+    case StatusCode::kTooBig:
+      return SQLITE_TOOBIG;
+    case StatusCode::kNoMemory:
+      return SQLITE_NOMEM;
+    case StatusCode::kBusy:
+      return SQLITE_BUSY;
+    case StatusCode::kIOError:
+      return SQLITE_IOERR;
+    case StatusCode::kInternal:
+      return SQLITE_INTERNAL;
+  }
+  return SQLITE_INTERNAL;
+}
+
+int set_vtab_error(sqlite3_vtab* vtab, const Status& s) {
+  if (vtab != nullptr) {
+    sqlite3_free(vtab->zErrMsg);
+    vtab->zErrMsg = s.ok() ? nullptr : sqlite3_mprintf("%s", s.message().c_str());
+  }
+  return sqlite_code(s);
+}
+
+int set_create_error(char** pzErr, const Status& s) {
+  if (pzErr != nullptr && !s.ok()) {
+    sqlite3_free(*pzErr);
+    *pzErr = sqlite3_mprintf("%s", s.message().c_str());
+  }
+  return sqlite_code(s);
+}
+
+void set_result_error(sqlite3_context* ctx, const Status& s) {
+  if (s.code() == StatusCode::kNoMemory) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  sqlite3_result_error(ctx, s.message().c_str(), static_cast<int>(s.message().size()));
+  sqlite3_result_error_code(ctx, sqlite_code(s));
+}
+
+}  // namespace tuplekv::ext

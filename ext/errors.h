@@ -1,0 +1,78 @@
+// Status -> SQLite result codes, and the guards that keep C++ exceptions from
+// ever crossing into SQLite.
+//
+// Every function pointer handed to SQLite (module slots, SQL functions,
+// destructors) is noexcept and runs its body inside one of the guards below:
+// std::bad_alloc becomes SQLITE_NOMEM, anything else SQLITE_INTERNAL with a
+// "tuplekv internal error" message. Module and function code never writes
+// `try`.
+#ifndef TUPLEKV_EXT_ERRORS_H_
+#define TUPLEKV_EXT_ERRORS_H_
+
+#include <new>
+#include <string>
+#include <string_view>
+
+#include "core/status.h"
+#include "ext/sqlite_api.h"
+
+namespace tuplekv::ext {
+
+// The SQLite result code for `s` (the table in STYLE.md): OK -> SQLITE_OK,
+// InvalidArgument/NotSupported/NotFound -> SQLITE_ERROR, TypeMismatch ->
+// SQLITE_CONSTRAINT_DATATYPE, Constraint -> SQLITE_CONSTRAINT_PRIMARYKEY /
+// _NOTNULL / _UNIQUE / _CHECK, Corruption -> SQLITE_CORRUPT_VTAB, TooBig ->
+// SQLITE_TOOBIG, NoMemory -> SQLITE_NOMEM, anything with a native code ->
+// that code, Internal -> SQLITE_INTERNAL.
+int sqlite_code(const Status& s);
+
+// Replaces vtab->zErrMsg with `s`'s message and returns sqlite_code(s).
+int set_vtab_error(sqlite3_vtab* vtab, const Status& s);
+// The same for xCreate/xConnect's *pzErr.
+int set_create_error(char** pzErr, const Status& s);
+// sqlite3_result_error + sqlite3_result_error_code.
+void set_result_error(sqlite3_context* ctx, const Status& s);
+
+// Runs `body` (returning an SQLite result code); maps escaping exceptions.
+template <typename Body>
+int guard_vtab(sqlite3_vtab* vtab, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return SQLITE_NOMEM;
+  } catch (...) {
+    if (vtab != nullptr) {
+      set_vtab_error(vtab, Status::Internal("tuplekv internal error: unexpected exception"));
+    }
+    return SQLITE_INTERNAL;
+  }
+}
+
+// The same for code that reports through *pzErr (xCreate, xConnect).
+template <typename Body>
+int guard_create(char** pzErr, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return SQLITE_NOMEM;
+  } catch (...) {
+    return set_create_error(pzErr, Status::Internal("tuplekv internal error: unexpected exception"));
+  }
+}
+
+// For SQL function bodies (void): errors go to the context.
+template <typename Body>
+void guard_function(sqlite3_context* ctx, Body&& body) noexcept {
+  try {
+    body();
+  } catch (const std::bad_alloc&) {
+    sqlite3_result_error_nomem(ctx);
+  } catch (...) {
+    sqlite3_result_error(ctx, "tuplekv internal error: unexpected exception", -1);
+    sqlite3_result_error_code(ctx, SQLITE_INTERNAL);
+  }
+}
+
+}  // namespace tuplekv::ext
+
+#endif  // TUPLEKV_EXT_ERRORS_H_

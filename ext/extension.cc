@@ -1,0 +1,56 @@
+// Entry points: sqlite3_tuplekv_init for `.load` / load_extension, and
+// tuplekv_register for programs that link the static library.
+#define TUPLEKV_EXTENSION_INIT1_HERE
+#include <sqlite3ext.h>
+SQLITE_EXTENSION_INIT1
+
+#include "ext/errors.h"
+#include "ext/registry.h"
+
+namespace tuplekv::ext {
+namespace {
+
+// sqlite3_vtab_in and WITHOUT ROWID virtual tables need 3.38.
+constexpr int kMinSqliteVersion = 3038000;
+
+using Registrar = int (*)(sqlite3*, char**);
+constexpr Registrar kRegistrars[] = {
+    register_functions,
+    register_tuple_each,
+    register_kv_module,
+};
+
+int register_all(sqlite3* db, char** err) {
+  if (sqlite3_libversion_number() < kMinSqliteVersion) {
+    if (err != nullptr) {
+      *err = sqlite3_mprintf("tuplekv: SQLite %s is too old; 3.38.0 or newer is needed",
+                             sqlite3_libversion());
+    }
+    return SQLITE_ERROR;
+  }
+  for (Registrar r : kRegistrars) {
+    const int rc = r(db, err);
+    if (rc != SQLITE_OK) return rc;
+  }
+  return SQLITE_OK;
+}
+
+}  // namespace
+}  // namespace tuplekv::ext
+
+#ifdef TUPLEKV_STATIC
+extern "C" __attribute__((visibility("default"))) int tuplekv_register(sqlite3* db) {
+  char* err = nullptr;
+  const int rc = tuplekv::ext::guard_create(
+      &err, [&] { return tuplekv::ext::register_all(db, &err); });
+  sqlite3_free(err);
+  return rc;
+}
+#else
+extern "C" __attribute__((visibility("default"))) int sqlite3_tuplekv_init(
+    sqlite3* db, char** pzErrMsg, const sqlite3_api_routines* pApi) {
+  SQLITE_EXTENSION_INIT2(pApi);
+  return tuplekv::ext::guard_create(
+      pzErrMsg, [&] { return tuplekv::ext::register_all(db, pzErrMsg); });
+}
+#endif
