@@ -1,0 +1,51 @@
+// Internal helpers shared by the tuple codec's source files. Not part of the
+// library API: nothing outside core/tuple*.cc and core/utf8.cc includes it.
+#ifndef TUPLEKV_CORE_TUPLE_INTERNAL_H_
+#define TUPLEKV_CORE_TUPLE_INTERNAL_H_
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tuplekv::internal {
+
+// Nested tuples decode recursively; this bounds the recursion so hostile
+// input cannot exhaust the stack. Real keys nest a handful of levels.
+inline constexpr int kMaxNestingDepth = 1000;
+
+// Offset of the first byte of the first ill-formed sequence in p[0, n), or
+// n when the whole range is well-formed UTF-8 (Unicode Table 3-7: no
+// overlongs, no surrogates, nothing above U+10FFFF, no truncated sequence).
+size_t utf8_error_offset(const uint8_t* p, size_t n);
+
+// The order-preserving transforms of tuple-spec §7, on raw IEEE bits: a
+// negative number has all its bits inverted, a positive one only its sign
+// bit. Unsigned comparison of the results is IEEE totalOrder.
+inline uint32_t float_key_bits(uint32_t raw) {
+  return (raw & 0x80000000u) ? ~raw : raw ^ 0x80000000u;
+}
+inline uint32_t float_raw_bits(uint32_t key) {
+  return (key & 0x80000000u) ? key ^ 0x80000000u : ~key;
+}
+inline uint64_t double_key_bits(uint64_t raw) {
+  return (raw >> 63) ? ~raw : raw ^ (uint64_t{1} << 63);
+}
+inline uint64_t double_raw_bits(uint64_t key) {
+  return (key >> 63) ? key ^ (uint64_t{1} << 63) : ~key;
+}
+
+inline uint64_t load_be(const uint8_t* p, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+inline void store_be(uint64_t v, size_t n, uint8_t* p) {
+  for (size_t i = n; i-- > 0;) {
+    p[i] = static_cast<uint8_t>(v);
+    v >>= 8;
+  }
+}
+
+}  // namespace tuplekv::internal
+
+#endif  // TUPLEKV_CORE_TUPLE_INTERNAL_H_

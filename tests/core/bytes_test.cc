@@ -1,0 +1,67 @@
+// Bytes helpers: hex, bytewise order and KeyRange.
+#include "core/bytes.h"
+
+#include <gtest/gtest.h>
+
+namespace tuplekv {
+namespace {
+
+TEST(BytesTest, Hex) {
+  EXPECT_EQ(to_hex(""), "");
+  EXPECT_EQ(to_hex(std::string_view("\x00\x01\x7f\x80\xfe\xff", 6)), "00017f80feff");
+  Bytes out = "unchanged";
+  EXPECT_TRUE(from_hex("00ABcdEf", &out));
+  EXPECT_EQ(out, std::string_view("\x00\xab\xcd\xef", 4));
+  EXPECT_TRUE(from_hex("", &out));
+  EXPECT_EQ(out, "");
+  out = "unchanged";
+  EXPECT_FALSE(from_hex("abc", &out));
+  EXPECT_FALSE(from_hex("zz", &out));
+  EXPECT_FALSE(from_hex("0g", &out));
+  EXPECT_FALSE(from_hex(" 0", &out));
+  EXPECT_EQ(out, "unchanged");
+  for (int b = 0; b < 256; ++b) {
+    const Bytes one(1, static_cast<char>(b));
+    Bytes back;
+    ASSERT_TRUE(from_hex(to_hex(one), &back));
+    EXPECT_EQ(back, one);
+  }
+}
+
+TEST(BytesTest, CompareIsUnsignedWithPrefixFirst) {
+  EXPECT_EQ(compare_bytes("", ""), 0);
+  EXPECT_LT(compare_bytes("", std::string_view("\0", 1)), 0);
+  EXPECT_LT(compare_bytes("a", "ab"), 0);
+  EXPECT_GT(compare_bytes("ab", "a"), 0);
+  EXPECT_LT(compare_bytes("\x7f", "\x80"), 0);  // unsigned, not char order
+  EXPECT_GT(compare_bytes("\xff", "\x01\xff"), 0);
+  EXPECT_EQ(compare_bytes("abc", "abc"), 0);
+  EXPECT_LT(compare_bytes(std::string_view("a\0", 2), "a\x01"), 0);
+}
+
+TEST(BytesTest, KeyRange) {
+  const KeyRange r{"b", "d"};
+  EXPECT_FALSE(r.contains("a"));
+  EXPECT_TRUE(r.contains("b"));
+  EXPECT_TRUE(r.contains("c\xff\xff"));
+  EXPECT_FALSE(r.contains("d"));
+  EXPECT_FALSE(r.empty());
+  EXPECT_FALSE(r.unbounded_end());
+
+  const KeyRange open{"b", ""};
+  EXPECT_TRUE(open.unbounded_end());
+  EXPECT_TRUE(open.contains("\xff\xff\xff"));
+  EXPECT_FALSE(open.contains("a"));
+  EXPECT_FALSE(open.empty());
+
+  EXPECT_TRUE((KeyRange{"b", "b"}).empty());
+  EXPECT_TRUE((KeyRange{"c", "b"}).empty());
+  EXPECT_FALSE((KeyRange{"c", "b"}).contains("c"));
+  EXPECT_TRUE((KeyRange{"", ""}).contains(""));
+
+  EXPECT_EQ((KeyRange{"a", "b"}), (KeyRange{"a", "b"}));
+  EXPECT_FALSE((KeyRange{"a", "b"}) == (KeyRange{"a", "c"}));
+}
+
+}  // namespace
+}  // namespace tuplekv
