@@ -1,0 +1,147 @@
+#include "tests/testutil.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <sys/stat.h>
+
+#include "ext/tuplekv.h"
+
+namespace tuplekv::testing {
+
+Db::Db(const std::string& path, Load load) {
+  int rc = sqlite3_open_v2(path.c_str(), &db_,
+                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_URI,
+                           nullptr);
+  if (rc != SQLITE_OK) {
+    ADD_FAILURE() << "cannot open " << path << ": " << sqlite3_errmsg(db_);
+    return;
+  }
+  sqlite3_extended_result_codes(db_, 1);
+  if (load == Load::kRegister) {
+    rc = tuplekv_register(db_);
+    if (rc != SQLITE_OK) ADD_FAILURE() << "tuplekv_register: " << sqlite3_errmsg(db_);
+    return;
+  }
+  sqlite3_db_config(db_, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 1, nullptr);
+  char* err = nullptr;
+  rc = sqlite3_load_extension(db_, TUPLEKV_EXTENSION_PATH, nullptr, &err);
+  if (rc != SQLITE_OK) {
+    ADD_FAILURE() << "load_extension(" << TUPLEKV_EXTENSION_PATH
+                  << "): " << (err != nullptr ? err : "?");
+  }
+  sqlite3_free(err);
+}
+
+Db::~Db() {
+  if (db_ == nullptr) return;
+  if (sqlite3_close(db_) != SQLITE_OK) {
+    ADD_FAILURE() << "sqlite3_close: " << sqlite3_errmsg(db_)
+                  << " (a statement was not finalized)";
+    sqlite3_close_v2(db_);
+  }
+}
+
+std::string render_column(sqlite3_stmt* stmt, int i) {
+  switch (sqlite3_column_type(stmt, i)) {
+    case SQLITE_NULL:
+      return "NULL";
+    case SQLITE_BLOB: {
+      static const char kHex[] = "0123456789ABCDEF";
+      const auto* p = static_cast<const unsigned char*>(sqlite3_column_blob(stmt, i));
+      int n = sqlite3_column_bytes(stmt, i);
+      std::string out = "x'";
+      for (int j = 0; j < n; ++j) {
+        out.push_back(kHex[p[j] >> 4]);
+        out.push_back(kHex[p[j] & 15]);
+      }
+      out.push_back('\'');
+      return out;
+    }
+    default: {
+      const unsigned char* text = sqlite3_column_text(stmt, i);
+      return std::string(reinterpret_cast<const char*>(text),
+                         static_cast<size_t>(sqlite3_column_bytes(stmt, i)));
+    }
+  }
+}
+
+int Db::run(const std::string& sql, Rows* out, std::string* message) {
+  const char* tail = sql.c_str();
+  while (tail != nullptr && *tail != '\0') {
+    sqlite3_stmt* stmt = nullptr;
+    int rc = sqlite3_prepare_v2(db_, tail, -1, &stmt, &tail);
+    if (rc != SQLITE_OK) {
+      if (message != nullptr) *message = sqlite3_errmsg(db_);
+      return sqlite3_extended_errcode(db_);
+    }
+    if (stmt == nullptr) continue;  // whitespace or a comment
+    if (out != nullptr) out->clear();
+    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+      if (out == nullptr) continue;
+      Row row;
+      for (int i = 0; i < sqlite3_column_count(stmt); ++i) row.push_back(render_column(stmt, i));
+      out->push_back(std::move(row));
+    }
+    if (rc != SQLITE_DONE) {
+      if (message != nullptr) *message = sqlite3_errmsg(db_);
+      int code = sqlite3_extended_errcode(db_);
+      sqlite3_finalize(stmt);
+      return code;
+    }
+    sqlite3_finalize(stmt);
+  }
+  return SQLITE_OK;
+}
+
+bool Db::exec(const std::string& sql) {
+  std::string message;
+  int rc = run(sql, nullptr, &message);
+  if (rc != SQLITE_OK) ADD_FAILURE() << "SQL failed: " << sql << "\n  " << message;
+  return rc == SQLITE_OK;
+}
+
+Rows Db::rows(const std::string& sql) {
+  Rows out;
+  std::string message;
+  if (run(sql, &out, &message) != SQLITE_OK) {
+    ADD_FAILURE() << "SQL failed: " << sql << "\n  " << message;
+  }
+  return out;
+}
+
+std::string Db::value(const std::string& sql) {
+  Rows out = rows(sql);
+  if (out.size() != 1 || out[0].size() != 1) {
+    ADD_FAILURE() << "expected one value from: " << sql << " (got " << out.size() << " rows)";
+    return "";
+  }
+  return out[0][0];
+}
+
+std::string Db::error(const std::string& sql) {
+  std::string message;
+  if (run(sql, nullptr, &message) == SQLITE_OK) {
+    ADD_FAILURE() << "expected an error from: " << sql;
+    return "";
+  }
+  return message;
+}
+
+int Db::error_code(const std::string& sql) {
+  int rc = run(sql, nullptr, nullptr);
+  if (rc == SQLITE_OK) ADD_FAILURE() << "expected an error from: " << sql;
+  return rc;
+}
+
+std::string shared_path(const std::string& relative) {
+  std::string path = std::string(TUPLEKV_SHARED_DIR) + "/" + relative;
+  struct stat st;
+  if (stat(path.c_str(), &st) != 0) {
+    ADD_FAILURE() << "missing shared file " << path
+                  << " (configure with -DTUPLEKV_SHARED_DIR=<dir> if it lives elsewhere)";
+  }
+  return path;
+}
+
+}  // namespace tuplekv::testing
