@@ -118,7 +118,7 @@ std::string path_text(const ElementPath* path) {
 }
 
 struct PackPlan {
-  bool allow_incomplete = false;  // pack_with_versionstamp
+  bool allow_incomplete = false;  // pack_with_versionstamp, pack_allow_incomplete
   size_t size = 0;
   size_t incomplete_stamps = 0;
 };
@@ -688,6 +688,14 @@ Status pack_element(const TupleValue& v, Bytes* out) {
   uint8_t* begin = reinterpret_cast<uint8_t*>(out->data()) + start;
   Writer w{begin, begin};
   w.element(v, false);
+  return Status::OK();
+}
+
+Status pack_allow_incomplete(const Tuple& t, Bytes* out) {
+  PackPlan plan;
+  plan.allow_incomplete = true;
+  TUPLEKV_RETURN_IF_ERROR(plan_tuple(t, nullptr, 0, false, &plan));
+  write_planned(t, plan, out);
   return Status::OK();
 }
 

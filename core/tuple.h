@@ -178,6 +178,13 @@ Status pack_element(const TupleValue& v, Bytes* out);
 // pack() into a new buffer.
 Result<Bytes> packed(const Tuple& t);
 
+// Like pack(), but incomplete versionstamps (any number of them, at any
+// depth) are written as they are instead of refused. unpack() accepts them,
+// so this is the exact inverse of unpack() on every valid input: for
+// round trips of bytes that already exist (the JSON form). Keys meant for
+// FoundationDB are written with pack() or pack_with_versionstamp().
+Status pack_allow_incomplete(const Tuple& t, Bytes* out);
+
 // FoundationDB's pack_with_versionstamp: `t` must contain exactly one
 // incomplete versionstamp (possibly inside a nested tuple). Appends the
 // packed tuple, then the byte offset of the stamp's 10-byte transaction

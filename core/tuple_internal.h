@@ -5,17 +5,29 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace tuplekv::internal {
 
 // Nested tuples decode recursively; this bounds the recursion so hostile
-// input cannot exhaust the stack. Real keys nest a handful of levels.
-inline constexpr int kMaxNestingDepth = 1000;
+// input cannot exhaust the stack. Real keys nest a handful of levels; 128
+// keeps the deepest decode, encode and JSON round trip well under 128 KB of
+// stack, so a host thread with a small stack survives hostile input too.
+inline constexpr int kMaxNestingDepth = 128;
 
 // Offset of the first byte of the first ill-formed sequence in p[0, n), or
 // n when the whole range is well-formed UTF-8 (Unicode Table 3-7: no
 // overlongs, no surrogates, nothing above U+10FFFF, no truncated sequence).
 size_t utf8_error_offset(const uint8_t* p, size_t n);
+
+// Appends the shortest decimal text that reads back as exactly `d` (or the
+// float32 `f`), spelled the way Python's repr() spells it: positional from
+// 1e-4 up to 1e16, always with a digit after the point ("100.0", "0.0001"),
+// scientific outside that ("1e+16", "1.5e-07"). Every form has a '.' or an
+// exponent, so it reads back as a floating-point number, never an integer.
+// REQUIRES: finite. tuple_repr and the JSON form both use it.
+void append_shortest(double d, std::string* out);
+void append_shortest(float f, std::string* out);
 
 // The order-preserving transforms of tuple-spec §7, on raw IEEE bits: a
 // negative number has all its bits inverted, a positive one only its sign

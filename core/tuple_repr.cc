@@ -27,6 +27,9 @@
 //                       the Python binding's constructor arguments.
 //   nested tuple        (1, 'a'), a 1-tuple with a trailing comma: (1,)
 //   user type           UserType(0x40, b'...')
+//
+// The number spelling is internal::append_shortest (tuple_internal.h),
+// defined at the end of this file and shared with the JSON form.
 #include <bit>
 #include <charconv>
 #include <cstdio>
@@ -123,43 +126,6 @@ void append_string_literal(BytesView s, std::string* out) {
   out->push_back(quote);
 }
 
-// `sci` is std::to_chars scientific output ("-1.25e+02"); rewrite it the
-// way Python's repr() spells the same digits.
-void append_python_float(std::string_view sci, std::string* out) {
-  if (!sci.empty() && sci[0] == '-') {
-    out->push_back('-');
-    sci.remove_prefix(1);
-  }
-  const size_t e = sci.find('e');
-  const std::string_view mantissa = sci.substr(0, e);
-  int exp10 = 0;
-  std::from_chars(sci.data() + e + 1 + (sci[e + 1] == '+' ? 1 : 0), sci.data() + sci.size(),
-                  exp10);
-  if (exp10 < -4 || exp10 >= 16) {
-    out->append(sci);
-    return;
-  }
-  std::string digits;
-  for (char c : mantissa) {
-    if (c != '.') digits.push_back(c);
-  }
-  const int point = exp10 + 1;  // digits before the decimal point
-  const int n = static_cast<int>(digits.size());
-  if (point <= 0) {
-    *out += "0.";
-    out->append(static_cast<size_t>(-point), '0');
-    *out += digits;
-  } else if (point < n) {
-    out->append(digits, 0, static_cast<size_t>(point));
-    out->push_back('.');
-    out->append(digits, static_cast<size_t>(point), std::string::npos);
-  } else {
-    *out += digits;
-    out->append(static_cast<size_t>(point - n), '0');
-    *out += ".0";
-  }
-}
-
 void append_double(uint64_t bits, std::string* out) {
   const uint64_t exp_mask = 0x7FF0000000000000ull;
   const uint64_t frac_mask = 0x000FFFFFFFFFFFFFull;
@@ -175,10 +141,7 @@ void append_double(uint64_t bits, std::string* out) {
     }
     return;
   }
-  char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, std::bit_cast<double>(bits),
-                               std::chars_format::scientific);
-  append_python_float(std::string_view(buf, static_cast<size_t>(r.ptr - buf)), out);
+  internal::append_shortest(std::bit_cast<double>(bits), out);
 }
 
 void append_float(uint32_t bits, std::string* out) {
@@ -196,10 +159,7 @@ void append_float(uint32_t bits, std::string* out) {
       *out += buf;
     }
   } else {
-    char buf[48];
-    const auto r = std::to_chars(buf, buf + sizeof buf, std::bit_cast<float>(bits),
-                                 std::chars_format::scientific);
-    append_python_float(std::string_view(buf, static_cast<size_t>(r.ptr - buf)), out);
+    internal::append_shortest(std::bit_cast<float>(bits), out);
   }
   out->push_back(')');
 }
@@ -294,5 +254,62 @@ std::string repr(const TupleValue& v) {
   append_value(v, &out);
   return out;
 }
+
+namespace internal {
+
+namespace {
+
+// `sci` is std::to_chars scientific output ("-1.25e+02"); rewrite it the
+// way Python's repr() spells the same digits.
+void append_python_float(std::string_view sci, std::string* out) {
+  if (!sci.empty() && sci[0] == '-') {
+    out->push_back('-');
+    sci.remove_prefix(1);
+  }
+  const size_t e = sci.find('e');
+  const std::string_view mantissa = sci.substr(0, e);
+  int exp10 = 0;
+  std::from_chars(sci.data() + e + 1 + (sci[e + 1] == '+' ? 1 : 0), sci.data() + sci.size(),
+                  exp10);
+  if (exp10 < -4 || exp10 >= 16) {
+    out->append(sci);
+    return;
+  }
+  std::string digits;
+  for (char c : mantissa) {
+    if (c != '.') digits.push_back(c);
+  }
+  const int point = exp10 + 1;  // digits before the decimal point
+  const int n = static_cast<int>(digits.size());
+  if (point <= 0) {
+    *out += "0.";
+    out->append(static_cast<size_t>(-point), '0');
+    *out += digits;
+  } else if (point < n) {
+    out->append(digits, 0, static_cast<size_t>(point));
+    out->push_back('.');
+    out->append(digits, static_cast<size_t>(point), std::string::npos);
+  } else {
+    *out += digits;
+    out->append(static_cast<size_t>(point - n), '0');
+    *out += ".0";
+  }
+}
+
+}  // namespace
+
+void append_shortest(double d, std::string* out) {
+  char buf[64];
+  const auto r = std::to_chars(buf, buf + sizeof buf, d, std::chars_format::scientific);
+  append_python_float(std::string_view(buf, static_cast<size_t>(r.ptr - buf)), out);
+}
+
+void append_shortest(float f, std::string* out) {
+  char buf[48];
+  const auto r = std::to_chars(buf, buf + sizeof buf, f, std::chars_format::scientific);
+  append_python_float(std::string_view(buf, static_cast<size_t>(r.ptr - buf)), out);
+}
+
+}  // namespace internal
 
 }  // namespace tuplekv

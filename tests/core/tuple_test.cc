@@ -445,18 +445,18 @@ TEST(TupleDecodeErrors, NestingDepthIsCapped) {
     return b;
   };
   Tuple t;
-  ASSERT_TRUE(unpack(nest(1000), &t).ok());
-  const Status s = unpack(nest(1001), &t);
-  EXPECT_EQ(s.message(), "tuple: nesting too deep at byte 1000 (type code 0x05)");
+  ASSERT_TRUE(unpack(nest(128), &t).ok());
+  const Status s = unpack(nest(129), &t);
+  EXPECT_EQ(s.message(), "tuple: nesting too deep at byte 128 (type code 0x05)");
   // Hostile input: a long run of opens is rejected without deep recursion.
   const Bytes opens(200000, '\x05');
-  EXPECT_EQ(unpack(opens, &t).message(), "tuple: nesting too deep at byte 1000 (type code 0x05)");
+  EXPECT_EQ(unpack(opens, &t).message(), "tuple: nesting too deep at byte 128 (type code 0x05)");
   TupleReader r(opens);
   EXPECT_FALSE(r.next());
-  EXPECT_EQ(r.status().message(), "tuple: nesting too deep at byte 1000 (type code 0x05)");
-  // The 1000-level tuple packs back to the same bytes.
-  ASSERT_TRUE(unpack(nest(1000), &t).ok());
-  EXPECT_EQ(*packed(t), nest(1000));
+  EXPECT_EQ(r.status().message(), "tuple: nesting too deep at byte 128 (type code 0x05)");
+  // The 128-level tuple packs back to the same bytes.
+  ASSERT_TRUE(unpack(nest(128), &t).ok());
+  EXPECT_EQ(*packed(t), nest(128));
 }
 
 TEST(TupleDecodeErrors, DecodeElement) {
@@ -502,7 +502,7 @@ TEST(TuplePackErrors, RefusesAndLeavesOutputAlone) {
        "tuple: user type code 0x3f at element 0 is outside 0x40..0x4f"},
       {{TupleValue::user(0x50, "x")},
        "tuple: user type code 0x50 at element 0 is outside 0x40..0x4f"},
-      {too_deep, "tuple: nesting deeper than 1000 levels"},
+      {too_deep, "tuple: nesting deeper than 128 levels"},
   };
   for (const Case& c : cases) {
     Bytes out = "keep";
