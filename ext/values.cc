@@ -1,0 +1,154 @@
+// SQL values <-> tuple elements (see values.h for the tables).
+#include "ext/values.h"
+
+#include <cstring>
+
+#include "core/tuple_json.h"
+
+namespace tuplekv::ext {
+
+namespace {
+
+BytesView blob_view(sqlite3_value* v) {
+  const void* p = sqlite3_value_blob(v);
+  const int n = sqlite3_value_bytes(v);
+  if (p == nullptr || n <= 0) return BytesView();
+  return BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
+}
+
+}  // namespace
+
+std::string_view core_detail(const Status& s) {
+  std::string_view m = s.message();
+  for (std::string_view prefix : {"tuple JSON: ", "tuple: ", "bigint: ", "strinc: "}) {
+    if (m.substr(0, prefix.size()) == prefix) return m.substr(prefix.size());
+  }
+  return m;
+}
+
+Status value_to_element(sqlite3_value* v, bool honor_subtypes, TupleValue* out) {
+  switch (sqlite3_value_type(v)) {
+    case SQLITE_NULL:
+      *out = TupleValue::null();
+      return Status::OK();
+    case SQLITE_INTEGER:
+      *out = TupleValue::int64(sqlite3_value_int64(v));
+      return Status::OK();
+    case SQLITE_FLOAT:
+      *out = TupleValue::float64(sqlite3_value_double(v));
+      return Status::OK();
+    case SQLITE_TEXT: {
+      const unsigned char* p = sqlite3_value_text(v);
+      if (p == nullptr) return Status::NoMemory();
+      const std::string_view s(reinterpret_cast<const char*>(p),
+                               static_cast<size_t>(sqlite3_value_bytes(v)));
+      if (!is_valid_utf8(s)) return Status::InvalidArgument("TEXT is not valid UTF-8");
+      *out = TupleValue::string(s);
+      return Status::OK();
+    }
+    default:
+      break;
+  }
+  // BLOB
+  const BytesView b = blob_view(v);
+  if (b.empty() && sqlite3_value_bytes(v) > 0) return Status::NoMemory();
+  const unsigned int subtype = honor_subtypes ? sqlite3_value_subtype(v) : 0;
+  if (subtype == kElementSubtype) {
+    BytesView in = b;
+    TupleValue element;
+    Status s = in.empty() ? Status::Corruption("tuple: empty BLOB") : decode_element(&in, &element);
+    if (s.ok() && !in.empty()) {
+      s = Status::Corruption("tuple: " + std::to_string(in.size()) + " bytes after the element");
+    }
+    if (!s.ok()) {
+      return Status::InvalidArgument("BLOB tagged as a tuple element does not decode: " +
+                                     std::string(core_detail(s)));
+    }
+    *out = std::move(element);
+    return Status::OK();
+  }
+  if (subtype == kTupleSubtype) {
+    Tuple children;
+    const Status s = unpack(b, &children);
+    if (!s.ok()) {
+      return Status::InvalidArgument("BLOB tagged as a packed tuple does not decode: " +
+                                     std::string(core_detail(s)));
+    }
+    *out = TupleValue::nested(std::move(children));
+    return Status::OK();
+  }
+  *out = TupleValue::bytes(b);
+  return Status::OK();
+}
+
+Status pack_children(const Tuple& children, Bytes* out) {
+  out->clear();
+  return pack_allow_incomplete(children, out);
+}
+
+Status result_element(sqlite3_context* ctx, const TupleValue& v) {
+  switch (v.type()) {
+    case ElementType::kNull:
+      sqlite3_result_null(ctx);
+      return Status::OK();
+    case ElementType::kInt:
+      sqlite3_result_int64(ctx, v.as_int64());
+      return Status::OK();
+    case ElementType::kBigInt:
+      result_text(ctx, v.as_bigint().to_decimal());
+      return Status::OK();
+    case ElementType::kDouble:
+      sqlite3_result_double(ctx, v.as_double());  // NaN becomes NULL
+      return Status::OK();
+    case ElementType::kFloat:
+      sqlite3_result_double(ctx, static_cast<double>(v.as_float()));
+      return Status::OK();
+    case ElementType::kString:
+      result_text(ctx, v.as_string());
+      return Status::OK();
+    case ElementType::kBytes:
+    case ElementType::kUser:
+      result_blob(ctx, v.as_bytes());
+      return Status::OK();
+    case ElementType::kBool:
+      sqlite3_result_int(ctx, v.as_bool() ? 1 : 0);
+      return Status::OK();
+    case ElementType::kUuid:
+      result_text(ctx, uuid_text(v.as_uuid()));
+      return Status::OK();
+    case ElementType::kVersionstamp: {
+      const Versionstamp& s = v.as_versionstamp();
+      result_blob(ctx, BytesView(reinterpret_cast<const char*>(s.data()), s.size()));
+      return Status::OK();
+    }
+    case ElementType::kNested: {
+      Bytes packed;
+      TUPLEKV_RETURN_IF_ERROR(pack_children(v.as_nested(), &packed));
+      result_blob(ctx, packed);
+      sqlite3_result_subtype(ctx, kTupleSubtype);
+      return Status::OK();
+    }
+  }
+  return Status::Internal("tuplekv internal error: unknown element type");
+}
+
+const char* storage_class_name(int sqlite_type) {
+  switch (sqlite_type) {
+    case SQLITE_NULL: return "NULL";
+    case SQLITE_INTEGER: return "INTEGER";
+    case SQLITE_FLOAT: return "REAL";
+    case SQLITE_TEXT: return "TEXT";
+    default: return "BLOB";
+  }
+}
+
+void result_blob(sqlite3_context* ctx, BytesView b) {
+  // A non-null pointer even for an empty BLOB, so the result is x'' and not NULL.
+  sqlite3_result_blob64(ctx, b.empty() ? "" : b.data(), b.size(), SQLITE_TRANSIENT);
+}
+
+void result_text(sqlite3_context* ctx, std::string_view s) {
+  sqlite3_result_text64(ctx, s.empty() ? "" : s.data(), s.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
+}  // namespace tuplekv::ext
