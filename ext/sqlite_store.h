@@ -5,20 +5,32 @@
 //
 // BLOB keys compare with memcmp, which is tuple order, so a key range is an
 // index range of the shadow table. Writes run inside the caller's SQLite
-// transaction: the begin/commit/rollback/savepoint hooks are no-ops because
-// SQLite already makes the shadow table's writes atomic with the statement
-// and transaction that caused them.
+// transaction: the begin/commit/rollback/savepoint hooks undo nothing
+// because SQLite already makes the shadow table's writes atomic with the
+// statement and transaction that caused them.
 //
-// Statements are prepared once per store and reused: get/set/clear/
+// Statements are prepared once per store and reused: get/set/insert/clear/
 // clear_range each have one; scans take a statement from a small pool (one
 // per cursor open at the same time, so self-joins work) and give it back
 // when the cursor is destroyed. A scan never prepares in the common case.
 //
-// Values read through a cursor point into SQLite's row buffer; they stay
-// valid until the cursor moves (the same contract as core/store.h).
+// Keys and values read through a cursor point into the statement's result
+// row (SQLite copies them out of the page); they stay valid until the
+// cursor moves, writes in between included (core/store.h's contract).
+// A cursor may stay open across writes to the store; it then continues
+// after the key it was on, as the table is at that moment.
 //
 // Corrupt rows (a key or value that is not a BLOB) are reported as
-// kCorruption with the shadow table's name, never trusted.
+// kCorruption with the shadow table's name, never trusted. A NULL value is
+// corruption too (the store only ever writes BLOBs); a zero-length BLOB is
+// an empty value. Rows whose key is not a BLOB sort before every BLOB in
+// SQLite, so scans from the start of the keyspace (empty begin) meet them
+// and clear_range from there removes them; BLOB-bounded ranges never do.
+//
+// SQLite failures carry SQLite's extended result code as native_code(), so
+// SQLITE_BUSY, SQLITE_FULL, SQLITE_NOMEM, ... pass through ext/errors.h
+// unchanged. Messages say what failed on which table ("writing
+// "main"."t_kv": database is locked"); a module adds its own prefix.
 #ifndef TUPLEKV_EXT_SQLITE_STORE_H_
 #define TUPLEKV_EXT_SQLITE_STORE_H_
 
@@ -59,16 +71,25 @@ class SqliteStore final : public OrderedStore {
 
   Status get(BytesView key, Bytes* value, bool* found) override;
   Status set(BytesView key, BytesView value) override;
+  // Stores key/value only if the key is absent; *inserted says whether it
+  // did (an existing pair is left as it was). One b-tree seek where get()
+  // then set() takes two: the way for INSERT without OR REPLACE to detect
+  // a duplicate key at native INSERT speed.
+  Status insert(BytesView key, BytesView value, bool* inserted);
   Status clear(BytesView key) override;
   Status clear_range(BytesView begin, BytesView end) override;
   Result<std::unique_ptr<Cursor>> scan(const KeyRange& range, const ScanOptions& options) override;
 
+  // SQLite undoes the writes itself. rollback() and rollback_to() only
+  // tell open cursors that rows may have changed under them (see
+  // sqlite_store.cc, "Writes during a scan"), so a virtual table should
+  // still forward xRollback/xRollbackTo.
   Status begin() override { return Status::OK(); }
   Status commit() override { return Status::OK(); }
-  Status rollback() override { return Status::OK(); }
+  Status rollback() override;
   Status savepoint(int) override { return Status::OK(); }
   Status release(int) override { return Status::OK(); }
-  Status rollback_to(int) override { return Status::OK(); }
+  Status rollback_to(int n) override;
 
  private:
   struct Impl;
