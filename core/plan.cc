@@ -1,0 +1,823 @@
+// The scan planner (see plan.h for the rules).
+//
+// Intervals are kept relative to the start of the position they constrain
+// and become absolute key ranges only at the end, by prepending each prefix
+// built from the equality positions before it. "Just after value v" is v +
+// 00 for raw bytes (no byte string lies between v and v 00) and v + FF for
+// a packed element (no element starts with FF, so every key whose element
+// equals v sorts below it).
+#include "core/plan.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <iterator>
+#include <limits>
+
+#include "core/tuple.h"
+
+namespace tuplekv {
+
+namespace {
+
+constexpr double kInListGuess = 10;     // values in an IN list whose size is unknown
+constexpr double kOneSidedFactor = 0.25;
+constexpr double kTwoSidedFactor = 1.0 / 64;
+constexpr double kEqFactor = 0.1;       // a non-unique equality position
+constexpr int kMaxOmitArgv = 16;        // SQLite honours omit only for argv 1..16
+constexpr size_t kMaxRanges = size_t{1} << 20;
+
+bool is_range_op(PlanOp op) {
+  return op == PlanOp::kGt || op == PlanOp::kGe || op == PlanOp::kLt || op == PlanOp::kLe;
+}
+
+bool is_exact_op(PlanOp op) {
+  return op == PlanOp::kEq || op == PlanOp::kIn || is_range_op(op) || op == PlanOp::kPrefix;
+}
+
+bool is_key_op(PlanOp op) {
+  return is_exact_op(op) || op == PlanOp::kLike || op == PlanOp::kGlob;
+}
+
+bool is_limit_op(PlanOp op) { return op == PlanOp::kLimit || op == PlanOp::kOffset; }
+
+// The ASCII literal prefix of a pattern: up to the first wildcard, non-ASCII
+// byte or NUL.
+std::string_view literal_prefix(std::string_view pattern, bool like) {
+  size_t n = 0;
+  for (; n < pattern.size(); ++n) {
+    const auto c = static_cast<unsigned char>(pattern[n]);
+    if (c == 0 || c >= 0x80) break;
+    if (like ? (c == '%' || c == '_') : (c == '*' || c == '?' || c == '[')) break;
+  }
+  return pattern.substr(0, n);
+}
+
+bool is_letter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+char to_upper(char c) { return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 32) : c; }
+char to_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+// A pattern known at plan time whose literal prefix is empty narrows
+// nothing; using it would only cost an argument.
+bool pattern_worth_using(const PlanConstraint& c) {
+  if (!c.known_text) return true;
+  return !literal_prefix(*c.known_text, c.op == PlanOp::kLike).empty();
+}
+
+bool plain_identifier(std::string_view s) {
+  if (s.empty()) return false;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const char c = s[i];
+    const bool ok = c == '_' || is_letter(c) || (i > 0 && c >= '0' && c <= '9');
+    if (!ok) return false;
+  }
+  return true;
+}
+
+void append_name(std::string_view name, std::string* out) {
+  if (plain_identifier(name)) {
+    out->append(name);
+    return;
+  }
+  out->push_back('"');
+  for (char c : name) {
+    if (c == '"') out->push_back('"');
+    out->push_back(c);
+  }
+  out->push_back('"');
+}
+
+const char* op_text(PlanOp op) {
+  switch (op) {
+    case PlanOp::kEq:
+    case PlanOp::kPrefix:
+      return "=";
+    case PlanOp::kIn:
+      return " IN ";
+    case PlanOp::kGt:
+      return ">";
+    case PlanOp::kGe:
+      return ">=";
+    case PlanOp::kLt:
+      return "<";
+    case PlanOp::kLe:
+      return "<=";
+    case PlanOp::kLike:
+      return " LIKE ";
+    case PlanOp::kGlob:
+      return " GLOB ";
+    default:
+      return "?";
+  }
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Planning
+
+Plan plan_scan(const PlanRequest& req) {
+  Plan plan;
+  const int n = static_cast<int>(req.columns.size());
+  const double table_rows = std::max(req.table_rows, 1.0);
+
+  auto on_key = [&](const PlanConstraint& c) { return c.column >= 0 && c.column < n; };
+
+  // IS NULL on a key position: nothing can match.
+  for (const PlanConstraint& c : req.constraints) {
+    if (c.usable && c.op == PlanOp::kIsNull && on_key(c)) {
+      plan.empty = true;
+      plan.unique = true;
+      plan.order_consumed = true;
+      plan.cost = 1;
+      plan.rows = 1;
+      return plan;
+    }
+  }
+
+  auto usable_on = [&](const PlanConstraint& c, int pos) {
+    if (!c.usable || c.column != pos || !is_key_op(c.op)) return false;
+    if (c.op == PlanOp::kPrefix) return !req.columns[pos].prefix_name.empty();
+    if (c.op == PlanOp::kLike || c.op == PlanOp::kGlob) {
+      return req.columns[pos].patterns && pattern_worth_using(c);
+    }
+    return true;
+  };
+
+  // The equality run, then at most one range position.
+  int eq_run = 0;
+  bool has_range = false;
+  for (int pos = 0; pos < n; ++pos) {
+    bool eq = false;
+    bool range = false;
+    for (const PlanConstraint& c : req.constraints) {
+      if (!usable_on(c, pos)) continue;
+      if (c.op == PlanOp::kEq || c.op == PlanOp::kIn) eq = true; else range = true;
+    }
+    if (eq) {
+      ++eq_run;
+      continue;
+    }
+    has_range = range;
+    break;
+  }
+  const int positions = eq_run + (has_range ? 1 : 0);
+
+  // Terms, grouped by position so the description reads in key order.
+  bool any_inexact = false;
+  for (int pos = 0; pos < positions; ++pos) {
+    for (size_t i = 0; i < req.constraints.size(); ++i) {
+      const PlanConstraint& c = req.constraints[i];
+      if (!usable_on(c, pos)) continue;
+      PlanTerm t;
+      t.op = c.op;
+      t.column = pos;
+      t.constraint = static_cast<int>(i);
+      t.omit = req.columns[pos].exact && is_exact_op(c.op);
+      if (!req.columns[pos].exact) any_inexact = true;
+      plan.terms.push_back(t);
+    }
+  }
+
+  auto has_term = [&](int pos, PlanOp op) {
+    for (const PlanTerm& t : plan.terms) {
+      if (t.column == pos && t.op == op) return true;
+    }
+    return false;
+  };
+
+  plan.point = req.unique && n > 0 && eq_run == n;
+  plan.unique = plan.point;
+  for (int pos = 0; plan.unique && pos < n; ++pos) {
+    if (!has_term(pos, PlanOp::kEq) || !req.columns[pos].exact) plan.unique = false;
+  }
+
+  // ORDER BY.
+  auto constant = [&](int pos) {
+    return pos < eq_run && req.columns[pos].exact && has_term(pos, PlanOp::kEq);
+  };
+  bool ordered = true;
+  bool dir_set = false;
+  bool desc = false;
+  int expect = 0;
+  auto complete = [&] {
+    while (expect < n && constant(expect)) ++expect;
+    return expect == n && req.unique;
+  };
+  for (const PlanOrder& o : req.order_by) {
+    if (o.column < 0 || o.column >= n) {
+      if (complete()) continue;  // after a whole unique key nothing ties
+      ordered = false;
+      break;
+    }
+    if (!req.columns[o.column].exact) {
+      ordered = false;
+      break;
+    }
+    if (constant(o.column)) continue;
+    while (expect < n && constant(expect)) ++expect;
+    if (o.column != expect) {
+      if (o.column < expect && complete()) continue;  // repeated key term
+      ordered = false;
+      break;
+    }
+    if (!dir_set) {
+      dir_set = true;
+      desc = o.desc;
+    } else if (desc != o.desc) {
+      ordered = false;
+      break;
+    }
+    ++expect;
+  }
+  // Inexact positions in the equality run emit their values in encoding
+  // order, not SQLite's, so a later position is not sorted overall.
+  for (int pos = 0; ordered && pos < eq_run; ++pos) {
+    if (!req.columns[pos].exact && !req.order_by.empty()) ordered = false;
+  }
+  plan.order_consumed = ordered && !req.order_by.empty();
+  plan.reverse = plan.order_consumed && desc;
+
+  // LIMIT / OFFSET: only when SQLite has nothing left to filter or sort.
+  bool all_consumed = ordered || req.order_by.empty();
+  for (size_t i = 0; all_consumed && i < req.constraints.size(); ++i) {
+    if (is_limit_op(req.constraints[i].op)) continue;
+    bool used = false;
+    for (size_t k = 0; k < plan.terms.size(); ++k) {
+      if (plan.terms[k].constraint == static_cast<int>(i)) {
+        used = plan.terms[k].omit && static_cast<int>(k) < kMaxOmitArgv;
+        break;
+      }
+    }
+    if (!used) all_consumed = false;
+  }
+  std::optional<int64_t> known_limit;
+  std::optional<int64_t> known_offset;
+  if (all_consumed) {
+    for (PlanOp op : {PlanOp::kLimit, PlanOp::kOffset}) {
+      for (size_t i = 0; i < req.constraints.size(); ++i) {
+        const PlanConstraint& c = req.constraints[i];
+        if (c.op != op || !c.usable) continue;
+        PlanTerm t;
+        t.op = op;
+        t.constraint = static_cast<int>(i);
+        t.omit = true;  // OFFSET: the scan skips the rows itself
+        plan.terms.push_back(t);
+        (op == PlanOp::kLimit ? known_limit : known_offset) = c.known_int;
+        break;
+      }
+    }
+  }
+
+  // Costs.
+  double seeks = 1;
+  double rows = table_rows;
+  for (int pos = 0; pos < eq_run; ++pos) {
+    const double values = has_term(pos, PlanOp::kEq) ? 1 : kInListGuess;
+    seeks *= values;
+    rows *= kEqFactor * values;
+  }
+  if (plan.point) {
+    rows = seeks;
+  } else if (has_range) {
+    bool lower = false;
+    bool upper = false;
+    for (const PlanTerm& t : plan.terms) {
+      if (t.column != positions - 1) continue;
+      if (t.op == PlanOp::kGt || t.op == PlanOp::kGe) lower = true;
+      if (t.op == PlanOp::kLt || t.op == PlanOp::kLe) upper = true;
+      if (t.op == PlanOp::kPrefix || t.op == PlanOp::kLike || t.op == PlanOp::kGlob) {
+        lower = upper = true;
+      }
+    }
+    rows *= (lower && upper) ? kTwoSidedFactor : kOneSidedFactor;
+  }
+  if (any_inexact) rows *= 2;
+  rows = std::clamp(rows, 1.0, table_rows);
+  double read = rows;
+  double out = rows;
+  if (known_limit && *known_limit >= 0) {
+    const double skip = known_offset ? static_cast<double>(std::max<int64_t>(*known_offset, 0)) : 0;
+    read = std::min(rows, static_cast<double>(*known_limit) + skip);
+    out = std::min(rows, static_cast<double>(*known_limit));
+  }
+  plan.rows = std::max(out, 1.0);
+  plan.cost = seeks * kSeekCost + read;
+  return plan;
+}
+
+// ---------------------------------------------------------------------------
+// The plan as text
+
+std::string describe(const Plan& plan, const std::vector<PlanColumn>& columns) {
+  std::string s;
+  bool key_terms = false;
+  for (const PlanTerm& t : plan.terms) key_terms |= !is_limit_op(t.op);
+  s = plan.empty ? "empty" : plan.point ? "point" : key_terms ? "range" : "full";
+  bool first = true;
+  std::string flags;
+  for (size_t i = 0; i < plan.terms.size(); ++i) {
+    const PlanTerm& t = plan.terms[i];
+    // (Appending instead of "?" + to_string(): GCC 12 warns falsely on that.)
+    std::string arg("?");
+    arg += std::to_string(i + 1);
+    if (is_limit_op(t.op)) {
+      flags += t.op == PlanOp::kLimit ? " limit " : " offset ";
+      flags += arg;
+      continue;
+    }
+    s += first ? " " : " AND ";
+    first = false;
+    const PlanColumn& col = columns.at(static_cast<size_t>(t.column));
+    append_name(t.op == PlanOp::kPrefix ? col.prefix_name : col.name, &s);
+    s += op_text(t.op);
+    s += arg;
+  }
+  if (plan.reverse) s += " reverse";
+  s += flags;
+  return s;
+}
+
+namespace {
+
+class PlanParser {
+ public:
+  PlanParser(std::string_view text, const std::vector<PlanColumn>& columns)
+      : text_(text), columns_(columns) {}
+
+  Result<Plan> parse() {
+    Plan plan;
+    const std::string_view kind = word();
+    if (kind == "empty") {
+      plan.empty = true;
+    } else if (kind == "point") {
+      plan.point = true;
+    } else if (kind != "range" && kind != "full") {
+      return fail();
+    }
+    bool expect_term = true;  // a term may follow the kind or an AND
+    while (pos_ < text_.size()) {
+      if (!eat(" ")) return fail();
+      if (eat("AND ")) {
+        if (plan.terms.empty()) return fail();
+        expect_term = true;
+      }
+      if (eat("reverse")) {
+        plan.reverse = true;
+        expect_term = false;
+        continue;
+      }
+      PlanTerm t;
+      if (eat("limit ")) {
+        t.op = PlanOp::kLimit;
+      } else if (eat("offset ")) {
+        t.op = PlanOp::kOffset;
+      } else {
+        if (!expect_term) return fail();
+        expect_term = false;
+        std::string name;
+        if (!identifier(&name)) return fail();
+        if (eat(">=")) t.op = PlanOp::kGe;
+        else if (eat("<=")) t.op = PlanOp::kLe;
+        else if (eat("=")) t.op = PlanOp::kEq;
+        else if (eat(">")) t.op = PlanOp::kGt;
+        else if (eat("<")) t.op = PlanOp::kLt;
+        else if (eat(" IN ")) t.op = PlanOp::kIn;
+        else if (eat(" LIKE ")) t.op = PlanOp::kLike;
+        else if (eat(" GLOB ")) t.op = PlanOp::kGlob;
+        else return fail();
+        t.column = column_of(name, &t.op);
+        if (t.column < 0) return fail();
+      }
+      if (!eat("?")) return fail();
+      const int64_t argn = number();
+      if (argn != static_cast<int64_t>(plan.terms.size()) + 1) return fail();
+      plan.terms.push_back(t);
+    }
+    // A key term after a limit/offset term would not be in argv order.
+    bool seen_limit = false;
+    for (const PlanTerm& t : plan.terms) {
+      if (is_limit_op(t.op)) seen_limit = true;
+      else if (seen_limit) return fail();
+    }
+    return plan;
+  }
+
+ private:
+  Status fail() const {
+    return Status::Internal("tuplekv internal error: malformed plan string '" +
+                            std::string(text_) + "'");
+  }
+  bool eat(std::string_view s) {
+    if (text_.substr(pos_, s.size()) != s) return false;
+    pos_ += s.size();
+    return true;
+  }
+  std::string_view word() {
+    const size_t start = pos_;
+    while (pos_ < text_.size() && text_[pos_] >= 'a' && text_[pos_] <= 'z') ++pos_;
+    return text_.substr(start, pos_ - start);
+  }
+  int64_t number() {
+    int64_t v = 0;
+    const size_t start = pos_;
+    while (pos_ < text_.size() && text_[pos_] >= '0' && text_[pos_] <= '9' && pos_ - start < 9) {
+      v = v * 10 + (text_[pos_++] - '0');
+    }
+    return pos_ == start ? -1 : v;
+  }
+  bool identifier(std::string* out) {
+    if (eat("\"")) {
+      while (pos_ < text_.size()) {
+        const char c = text_[pos_++];
+        if (c == '"') {
+          if (!eat("\"")) return true;
+        }
+        out->push_back(c);
+      }
+      return false;
+    }
+    while (pos_ < text_.size()) {
+      const char c = text_[pos_];
+      if (!(c == '_' || is_letter(c) || (c >= '0' && c <= '9'))) break;
+      out->push_back(c);
+      ++pos_;
+    }
+    return !out->empty();
+  }
+  int column_of(const std::string& name, PlanOp* op) const {
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      if (*op == PlanOp::kEq && !columns_[i].prefix_name.empty() &&
+          columns_[i].prefix_name == name) {
+        *op = PlanOp::kPrefix;
+        return static_cast<int>(i);
+      }
+    }
+    for (size_t i = 0; i < columns_.size(); ++i) {
+      if (columns_[i].name == name) return static_cast<int>(i);
+    }
+    return -1;
+  }
+
+  std::string_view text_;
+  const std::vector<PlanColumn>& columns_;
+  size_t pos_ = 0;
+};
+
+}  // namespace
+
+Result<Plan> parse_plan(std::string_view text, const std::vector<PlanColumn>& columns) {
+  return PlanParser(text, columns).parse();
+}
+
+// ---------------------------------------------------------------------------
+// Patterns
+
+void pattern_ranges(std::string_view pattern, bool like, uint8_t code,
+                    std::vector<std::pair<Bytes, Bytes>>* out) {
+  const std::string_view lit = literal_prefix(pattern, like);
+  Bytes head;
+  if (code != 0) head.push_back(static_cast<char>(code));
+
+  auto add_prefix_range = [&](Bytes lo, BytesView hi_base) {
+    Result<Bytes> hi = strinc(hi_base);
+    out->emplace_back(std::move(lo), hi.ok() ? std::move(hi).value() : Bytes());
+  };
+
+  // Where the letters are; LIKE varies their case.
+  std::vector<size_t> letters;
+  if (like) {
+    for (size_t i = 0; i < lit.size(); ++i) {
+      if (is_letter(lit[i])) letters.push_back(i);
+    }
+  }
+  if (letters.empty()) {
+    if (lit.empty() && head.empty()) {
+      out->emplace_back(Bytes(), Bytes());  // everything
+      return;
+    }
+    Bytes p = head + Bytes(lit);
+    add_prefix_range(p, p);
+    return;
+  }
+  // Expand the first m letters into 2^m variants (upper case sorts first, so
+  // counting with the leftmost letter as the high bit gives key order); the
+  // rest of the prefix is covered by [upper(rest), strinc(lower(rest))).
+  size_t m = 0;
+  while (m < letters.size() && (size_t{1} << (m + 1)) <= kMaxPatternRanges) ++m;
+  const size_t split = letters[m - 1] + 1;  // variants cover lit[0, split)
+  const std::string_view rest = lit.substr(split);
+  Bytes rest_upper(rest);
+  Bytes rest_lower(rest);
+  for (char& c : rest_upper) c = to_upper(c);
+  for (char& c : rest_lower) c = to_lower(c);
+  for (size_t combo = 0; combo < (size_t{1} << m); ++combo) {
+    Bytes variant = head + Bytes(lit.substr(0, split));
+    for (size_t k = 0; k < m; ++k) {
+      const bool lower = (combo >> (m - 1 - k)) & 1;
+      char& c = variant[head.size() + letters[k]];
+      c = lower ? to_lower(c) : to_upper(c);
+    }
+    add_prefix_range(variant + rest_upper, variant + rest_lower);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Ranges
+
+namespace {
+
+// FoundationDB strinc into *out (reusing its buffer). False when `key` is
+// empty or all FF: there is no upper bound.
+bool strinc_into(BytesView key, Bytes* out) {
+  size_t n = key.size();
+  while (n > 0 && static_cast<uint8_t>(key[n - 1]) == 0xFF) --n;
+  if (n == 0) return false;
+  out->assign(key.substr(0, n));
+  (*out)[n - 1] = static_cast<char>(static_cast<uint8_t>((*out)[n - 1]) + 1);
+  return true;
+}
+
+bool bytes_less(const Bytes& x, const Bytes& y) { return compare_bytes(x, y) < 0; }
+
+}  // namespace
+
+// An output iterator appending to a Reuse<Bytes> (for std::set_intersection).
+template <typename Points>
+struct PointsInserter {
+  using iterator_category = std::output_iterator_tag;
+  using value_type = void;
+  using difference_type = std::ptrdiff_t;
+  using pointer = void;
+  using reference = void;
+  Points* points;
+  PointsInserter& operator=(const Bytes& b) {
+    points->add().assign(b);
+    return *this;
+  }
+  PointsInserter& operator*() { return *this; }
+  PointsInserter& operator++() { return *this; }
+  PointsInserter operator++(int) { return *this; }
+};
+
+void RangeBuilder::intersect(const Intervals& a, const Intervals& b, Intervals* out) {
+  out->clear();
+  size_t i = 0;
+  size_t j = 0;
+  auto hi_less = [](const Interval& x, const Interval& y) {  // x.hi < y.hi
+    if (x.hi_inf) return false;
+    if (y.hi_inf) return true;
+    return compare_bytes(x.hi, y.hi) < 0;
+  };
+  while (i < a.size() && j < b.size()) {
+    const Interval& x = a[i];
+    const Interval& y = b[j];
+    const Bytes& lo = compare_bytes(x.lo, y.lo) >= 0 ? x.lo : y.lo;
+    const Interval& upper = hi_less(x, y) ? x : y;
+    if (upper.hi_inf || compare_bytes(lo, upper.hi) < 0) {
+      Interval& r = out->add();
+      r.lo.assign(lo);
+      r.hi.assign(upper.hi);
+      r.hi_inf = upper.hi_inf;
+    }
+    if (hi_less(x, y)) {
+      ++i;
+    } else if (hi_less(y, x)) {
+      ++j;
+    } else {
+      ++i;
+      ++j;
+    }
+  }
+}
+
+Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<PlanColumn>& columns,
+                                          const FilterArg* args, int pos) {
+  const PlanColumn& col = columns[static_cast<size_t>(pos)];
+  const char after = col.encoding == KeyEncoding::kRaw ? '\0' : '\xff';
+  has_points_ = false;
+  points_.clear();
+  intervals_.clear();
+  {
+    Interval& all = intervals_.add();
+    all.lo.clear();
+    all.hi.clear();
+    all.hi_inf = true;
+  }
+
+  for (size_t i = 0; i < plan.terms.size(); ++i) {
+    const PlanTerm& t = plan.terms[i];
+    if (t.column != pos) continue;
+    const FilterArg& a = args[i];
+    if (t.op == PlanOp::kEq || t.op == PlanOp::kIn) {
+      Points& mine = has_points_ ? points_tmp_ : points_;
+      mine.clear();
+      for (size_t k = 0; k < a.count; ++k) {
+        if (a.values[k].kind == FilterValue::Kind::kBytes) mine.add().assign(a.values[k].bytes);
+      }
+      if (mine.size() > 1) {
+        std::sort(mine.begin(), mine.end(), bytes_less);
+        mine.truncate(static_cast<size_t>(std::unique(mine.begin(), mine.end()) - mine.begin()));
+      }
+      if (has_points_) {
+        points_both_.clear();
+        std::set_intersection(points_.begin(), points_.end(), points_tmp_.begin(),
+                              points_tmp_.end(), PointsInserter<Points>{&points_both_}, bytes_less);
+        points_.swap(points_both_);
+      }
+      has_points_ = true;
+      continue;
+    }
+    if (a.count != 1) {
+      return Status::InvalidArgument("plan: term " + std::to_string(i + 1) +
+                                     " needs exactly one value");
+    }
+    const FilterValue& v = a.values[0];
+    term_intervals_.clear();
+    auto everything = [&] {
+      Interval& iv = term_intervals_.add();
+      iv.lo.clear();
+      iv.hi.clear();
+      iv.hi_inf = true;
+    };
+    if (is_range_op(t.op)) {
+      const bool lower = t.op == PlanOp::kGt || t.op == PlanOp::kGe;
+      switch (v.kind) {
+        case FilterValue::Kind::kNull:
+          break;  // nothing
+        case FilterValue::Kind::kBelowAll:
+          if (lower) everything();
+          break;
+        case FilterValue::Kind::kAboveAll:
+          if (!lower) everything();
+          break;
+        case FilterValue::Kind::kBytes: {
+          if (!lower && v.bytes.empty() && t.op == PlanOp::kLt) break;  // < "" : nothing
+          Interval& iv = term_intervals_.add();
+          iv.lo.clear();
+          iv.hi.clear();
+          iv.hi_inf = lower;
+          Bytes& bound = lower ? iv.lo : iv.hi;
+          bound.assign(v.bytes);
+          if (t.op == PlanOp::kGt || t.op == PlanOp::kLe) bound.push_back(after);
+          break;
+        }
+      }
+    } else if (t.op == PlanOp::kPrefix) {
+      if (v.kind == FilterValue::Kind::kBytes) {
+        Interval& iv = term_intervals_.add();
+        iv.lo.assign(v.bytes);
+        iv.hi_inf = !strinc_into(v.bytes, &iv.hi);
+      }
+    } else if (t.op == PlanOp::kLike || t.op == PlanOp::kGlob) {
+      if (v.kind == FilterValue::Kind::kBytes) {
+        pattern_tmp_.clear();
+        pattern_ranges(v.bytes, t.op == PlanOp::kLike,
+                       col.encoding == KeyEncoding::kElement ? col.pattern_code : 0, &pattern_tmp_);
+        for (auto& [lo, hi] : pattern_tmp_) {
+          Interval& iv = term_intervals_.add();
+          iv.lo.assign(lo);
+          iv.hi.assign(hi);
+          iv.hi_inf = hi.empty();
+        }
+      }
+    } else {
+      return Status::InvalidArgument("plan: unexpected term on a key position");
+    }
+    intersect(intervals_, term_intervals_, &tmp_intervals_);
+    intervals_.swap(tmp_intervals_);
+  }
+
+  if (has_points_) {
+    // Keep the points the intervals allow.
+    size_t kept = 0;
+    size_t k = 0;
+    for (size_t p = 0; p < points_.size(); ++p) {
+      const Bytes& x = points_[p];
+      while (k < intervals_.size() && !intervals_[k].hi_inf &&
+             compare_bytes(intervals_[k].hi, x) <= 0) {
+        ++k;
+      }
+      if (k == intervals_.size()) break;
+      if (compare_bytes(intervals_[k].lo, x) <= 0) {
+        if (kept != p) points_[kept].swap(points_[p]);
+        ++kept;
+      }
+    }
+    points_.truncate(kept);
+  }
+  return Status::OK();
+}
+
+Status RangeBuilder::build(const Plan& plan, const std::vector<PlanColumn>& columns,
+                           BytesView key_prefix, const FilterArg* args, size_t nargs,
+                           ScanSpec* out) {
+  out->clear();
+  if (nargs != plan.terms.size()) {
+    return Status::InvalidArgument("plan: expected " + std::to_string(plan.terms.size()) +
+                                   " arguments, got " + std::to_string(nargs));
+  }
+  out->reverse = plan.reverse;
+  out->point = plan.point;
+  int positions = 0;
+  for (size_t i = 0; i < plan.terms.size(); ++i) {
+    const PlanTerm& t = plan.terms[i];
+    if (t.op == PlanOp::kLimit) {
+      if (args[i].number >= 0) {
+        out->has_limit = true;
+        out->limit = static_cast<uint64_t>(args[i].number);
+      }
+    } else if (t.op == PlanOp::kOffset) {
+      out->offset = args[i].number > 0 ? static_cast<uint64_t>(args[i].number) : 0;
+    } else {
+      if (t.column < 0 || t.column >= static_cast<int>(columns.size())) {
+        return Status::InvalidArgument("plan: term on an unknown key position");
+      }
+      positions = std::max(positions, t.column + 1);
+    }
+  }
+  if (plan.empty) return Status::OK();
+
+  // The common point lookup (one = on a one-position key) skips the
+  // general machinery.
+  if (plan.point && plan.terms.size() == 1 && plan.terms[0].op == PlanOp::kEq &&
+      columns.size() == 1 && args[0].count == 1) {
+    const FilterValue& v = args[0].values[0];
+    if (v.kind == FilterValue::Kind::kBytes) {
+      KeyRange& r = out->add();
+      r.begin.assign(key_prefix);
+      r.begin.append(v.bytes);
+      r.end.assign(r.begin);
+      r.end.push_back(columns[0].encoding == KeyEncoding::kRaw ? '\0' : '\xff');
+    }
+    return Status::OK();
+  }
+
+  // Absolute range [p + lo, p + hi); hi_inf: to the end of everything
+  // under p (an empty end, i.e. unbounded, if p is all FF).
+  auto add_range = [&](BytesView p, BytesView lo, BytesView hi, bool hi_inf) {
+    KeyRange& r = out->add();
+    r.begin.assign(p);
+    r.begin.append(lo);
+    if (hi_inf) {
+      if (!strinc_into(p, &r.end)) r.end.clear();
+    } else {
+      r.end.assign(p);
+      r.end.append(hi);
+    }
+    if (r.empty()) out->pop();
+  };
+
+  if (positions == 0) {
+    add_range(key_prefix, {}, {}, true);
+    return Status::OK();
+  }
+
+  prefixes_.clear();
+  prefixes_.add().assign(key_prefix);
+  for (int pos = 0; pos < positions; ++pos) {
+    TUPLEKV_RETURN_IF_ERROR(position_constraints(plan, columns, args, pos));
+    const bool last = pos == positions - 1;
+    const PlanColumn& col = columns[static_cast<size_t>(pos)];
+    if (!last && !has_points_) {
+      return Status::InvalidArgument("plan: a range position before the last");
+    }
+    if (has_points_ && prefixes_.size() * points_.size() > kMaxRanges) {
+      return Status::NotSupported("plan: more than " + std::to_string(kMaxRanges) +
+                                  " key ranges");
+    }
+    if (has_points_ && !last) {
+      next_prefixes_.clear();
+      for (size_t p = 0; p < prefixes_.size(); ++p) {
+        for (size_t x = 0; x < points_.size(); ++x) {
+          Bytes& np = next_prefixes_.add();
+          np.assign(prefixes_[p]);
+          np.append(points_[x]);
+        }
+      }
+      prefixes_.swap(next_prefixes_);
+      continue;
+    }
+    const char after = col.encoding == KeyEncoding::kRaw ? '\0' : '\xff';
+    for (size_t p = 0; p < prefixes_.size(); ++p) {
+      const Bytes& prefix = prefixes_[p];
+      if (has_points_) {
+        for (size_t x = 0; x < points_.size(); ++x) {
+          KeyRange& r = out->add();
+          r.begin.assign(prefix);
+          r.begin.append(points_[x]);
+          r.end.assign(r.begin);
+          r.end.push_back(after);
+        }
+      } else {
+        for (size_t k = 0; k < intervals_.size(); ++k) {
+          const Interval& iv = intervals_[k];
+          add_range(prefix, iv.lo, iv.hi, iv.hi_inf);
+        }
+      }
+    }
+  }
+  return Status::OK();
+}
+
+}  // namespace tuplekv

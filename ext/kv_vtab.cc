@@ -1,0 +1,593 @@
+// tuplekv_kv: a raw, ordered key/value table inside one subspace.
+//
+// This file is the module (planning, cursors, the sqlite3_module slots);
+// kv_table.cc has the table (options, create/connect, rename/drop, writes),
+// kv_table.h what the two share.
+//
+// USAGE
+//   CREATE VIRTUAL TABLE users USING tuplekv_kv;            -- subspace 'users', SQLite store
+//   CREATE VIRTUAL TABLE scratch USING tuplekv_kv(subspace=etl, store=memory);
+//
+//   INSERT INTO users VALUES (tuple_pack('CA', 'Alameda', 42), x'01'),
+//                            (tuple_pack('CA', 'Fresno', 7), x'02'),
+//                            (tuple_pack('NY', 'Albany', 1), x'03');
+//   SELECT tuple_repr(key), hex(value) FROM users WHERE prefix = tuple_pack('CA');
+//     ('CA', 'Alameda', 42)|01
+//     ('CA', 'Fresno', 7)|02
+//
+// It behaves like the ordinary table
+//   CREATE TABLE users(key BLOB PRIMARY KEY NOT NULL, value BLOB NOT NULL) WITHOUT ROWID
+// that accepts only BLOBs, plus a hidden column `prefix` (below).
+//
+// KEY LAYOUT (DESIGN.md §4). A pair is stored under pack((NAME,)) + key,
+// NAME being the `subspace=` option or the table name, value as is:
+//   users, key x'0102'  ->  02 'users' 00 01 02
+// so several tables' keyspaces can be concatenated into one FoundationDB
+// keyspace without collisions. `key` is any bytes (usually a packed tuple).
+// ALTER TABLE ... RENAME of a table without subspace= moves its keys under
+// the new name (one pass over the table, store=sqlite; a memory store is
+// private to its table and keeps its prefix); with subspace= they stay.
+//
+// OPTIONS (`name=value`, values may be quoted)
+//   subspace=NAME        the string element of the prefix (default: table name)
+//   store=sqlite|memory  sqlite (default): shadow table <table>_kv in the
+//                        table's schema (ext/sqlite_store.h), durable and
+//                        transactional with the database. memory: a store
+//                        held by this connection (ext/memory_registry.h),
+//                        empty on other connections, gone when it closes;
+//                        transactions and savepoints behave the same.
+//   fdb_limits=0|1       1: refuse keys (prefix included) over 10,000 bytes
+//                        and values over 100,000 bytes, as FoundationDB does
+// Anything else: "tuplekv_kv: unknown option 'x'".
+//
+// COLUMNS
+//   key    BLOB  the key after the subspace prefix (PRIMARY KEY)
+//   value  BLOB
+//   prefix BLOB HIDDEN  `WHERE prefix = p` scans exactly the keys that start
+//                       with p: [p, strinc(p)), e.g. p = tuple_pack('CA')
+//                       for every key under the tuple ('CA',). Reads as the
+//                       p of the query (NULL when unconstrained); IN (...)
+//                       works one value at a time; other operators on it
+//                       compare against that reading. p must be a BLOB.
+//
+// WRITES. INSERT, UPDATE (key and/or value) and DELETE. Keys and values
+// must be BLOBs: NULL is "NOT NULL constraint failed: t.key" (or t.value;
+// SQLITE_CONSTRAINT_NOTNULL, skipped by OR IGNORE as SQLite does), any other
+// type is "cannot store TEXT value in BLOB column t.key" (the STRICT-table
+// message, SQLITE_CONSTRAINT_DATATYPE; under OR IGNORE it is reported as
+// SQLITE_MISMATCH, because SQLite would silently skip a constraint code
+// there and a wrongly typed key is an error, as in a STRICT table). Writing
+// `prefix` in an INSERT is an error; an UPDATE ignores it. TEXT is not
+// converted: SQLite never finds a BLOB key with a TEXT value (key = 'a' is
+// false for every BLOB), so accepting TEXT would store rows that the
+// natural query cannot find. Use CAST(x AS BLOB) or tuple_pack(x) (note
+// that || makes TEXT even of two BLOBs: CAST(key || x'00' AS BLOB)).
+// A duplicate key follows the statement's conflict clause
+// (sqlite3_vtab_on_conflict; SQLITE_VTAB_CONSTRAINT_SUPPORT is on):
+//   ABORT (default), FAIL, ROLLBACK  "UNIQUE constraint failed: t.key",
+//                                    SQLITE_CONSTRAINT_PRIMARYKEY, nothing written
+//   IGNORE                           the row is skipped
+//   REPLACE                          the existing pair is overwritten
+// UPSERT (INSERT ... ON CONFLICT DO ...) is not available: SQLite rejects it
+// for every virtual table ("UPSERT not implemented for virtual table");
+// INSERT OR REPLACE covers DO UPDATE SET value=excluded.value and INSERT OR
+// IGNORE covers DO NOTHING.
+//
+// PLANS (ext/index_planner.h, core/plan.h). On `key`: =, IN (all values at
+// once, in key order), <, <=, >, >=, BETWEEN, LIKE/GLOB with a literal
+// prefix (a superset; SQLite re-checks); `prefix =`; ORDER BY key ASC/DESC
+// by scanning forward/backward; LIMIT/OFFSET when nothing is left for SQLite
+// to filter. Comparisons follow SQLite's order: every NULL comparison is
+// false, and INTEGER/REAL/TEXT sort before every BLOB (key > 'a' is every
+// row). idxStr, shown by EXPLAIN QUERY PLAN, reads e.g.
+// `range key>=?1 AND key<?2 reverse`; idxNum bit 1 means the statement never
+// reads `value` (the scan skips values). LIKE/GLOB read a BLOB as text; an
+// SQLite built with SQLITE_LIKE_DOESNT_MATCH_BLOBS (Debian's is) never
+// matches a BLOB, so there they find nothing, as on a native BLOB column.
+// tuplekv_stats('t') (ext/memory_registry.h) counts the scans, ranges and
+// pairs read, so tests can check that a query read only its range.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/plan.h"
+#include "ext/errors.h"
+#include "ext/index_planner.h"
+#include "ext/kv_table.h"
+#include "ext/memory_registry.h"
+#include "ext/registry.h"
+#include "ext/sqlite_api.h"
+#include "ext/sqlite_store.h"
+#include "ext/values.h"
+
+namespace tuplekv::ext {
+namespace kv {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Reading argument values
+
+class KvValueReader final : public FilterValueReader {
+ public:
+  explicit KvValueReader(const KvTable* t) : table_(t) {}
+
+  Status read(const PlanTerm& term, sqlite3_value* v, FilterValue* out) override {
+    const int type = sqlite3_value_type(v);
+    switch (term.op) {
+      case PlanOp::kPrefix:
+        if (type == SQLITE_NULL) {
+          out->kind = FilterValue::Kind::kNull;
+        } else if (type == SQLITE_BLOB) {
+          out->kind = FilterValue::Kind::kBytes;
+          out->bytes.assign(blob_of(v));
+        } else {
+          return Status::InvalidArgument(std::string("tuplekv_kv: prefix must be a BLOB, not ") +
+                                         type_name(type) + " (table " + table_->name +
+                                         "; use CAST(x AS BLOB) or tuple_pack(x))");
+        }
+        return Status::OK();
+      case PlanOp::kLike:
+      case PlanOp::kGlob: {
+        if (type == SQLITE_NULL) {
+          out->kind = FilterValue::Kind::kNull;
+          return Status::OK();
+        }
+        // The pattern as LIKE/GLOB see it: its text.
+        const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
+        if (p == nullptr) return Status::NoMemory();
+        out->kind = FilterValue::Kind::kBytes;
+        out->bytes.assign(p, static_cast<size_t>(sqlite3_value_bytes(v)));
+        return Status::OK();
+      }
+      default:
+        // Comparisons with the key: SQLite's order puts NULL apart (every
+        // comparison false) and INTEGER, REAL, TEXT before every BLOB.
+        if (type == SQLITE_BLOB) {
+          out->kind = FilterValue::Kind::kBytes;
+          out->bytes.assign(blob_of(v));
+        } else if (type == SQLITE_NULL) {
+          out->kind = FilterValue::Kind::kNull;
+        } else {
+          out->kind = FilterValue::Kind::kBelowAll;
+        }
+        return Status::OK();
+    }
+  }
+
+ private:
+  const KvTable* table_;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// The cursor
+
+struct KvCursor : sqlite3_vtab_cursor {
+  KvCursor() : sqlite3_vtab_cursor{} {}
+
+  KvTable* table() const { return static_cast<KvTable*>(pVtab); }
+
+  Status filter(int idx_num, const char* idx_str, int argc, sqlite3_value** argv);
+  // The per-row calls return false on failure and leave the status in
+  // error() (cheaper than passing a Status up on every row).
+  bool next();
+  const Status& error() const { return error_; }
+  // Before going back to the table's spares: let go of the store cursor
+  // (it holds a statement or sits in the store's list of open cursors).
+  void recycle() {
+    scan_.reset();
+    eof_ = true;
+  }
+  bool eof() const { return eof_; }
+  // An SQLite result code; on failure the context carries the error.
+  int column(sqlite3_context* ctx, int i);
+
+ private:
+  bool open_range();  // first row at or after range_, or eof
+  bool advance();     // the row after the current one, or eof
+  bool fail(Status s) {
+    error_ = std::move(s);
+    return false;
+  }
+  // Counts the pair the cursor is on. In a range left open at the end
+  // (see filter()) a key outside the subspace can only be a damaged shadow
+  // table: report it rather than return it.
+  bool on_row() {
+    KvTable* t = table();
+    ++t->stats->rows;
+    if (check_prefix_) {
+      const BytesView key = scan_->key();
+      if (key.size() < t->prefix.size() ||
+          std::memcmp(key.data(), t->prefix.data(), t->prefix.size()) != 0) {
+        return fail(Status::Corruption("tuplekv_kv: corrupt store of " + t->name + ": key x'" +
+                                       to_hex(key.substr(0, 64)) + "' is outside its subspace"));
+      }
+    }
+    return true;
+  }
+  BytesView current_key() const { return point_ ? BytesView(point_key_) : scan_->key(); }
+
+  std::shared_ptr<const Plan> plan_;
+  std::string plan_text_;  // the idxStr plan_ was parsed from
+  std::vector<FilterArg> args_;
+  RangeBuilder builder_;
+  ScanSpec spec_;
+  std::unique_ptr<Cursor> scan_;
+  ScanOptions scan_options_;
+  size_t range_ = 0;  // ranges visited so far, in visiting order
+  bool eof_ = true;
+  bool point_ = false;
+  bool keys_only_ = false;
+  bool limited_ = false;
+  uint64_t remaining_ = 0;
+  BytesView point_key_;  // into spec_ (stable until the next filter)
+  Bytes point_value_;
+  Bytes value_buf_;
+  Bytes prefix_arg_;
+  bool has_prefix_arg_ = false;
+  bool check_prefix_ = false;  // the current range has no end bound
+  Status error_;
+};
+
+Status KvCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_value** argv) {
+  KvTable* t = table();
+  ++t->stats->scans;
+  eof_ = true;
+  // The same loop passes the same idxStr every time; compare the text, not
+  // the pointer (a recycled cursor may meet another statement's string at
+  // the same address).
+  if (idx_str == nullptr) idx_str = "";
+  if (plan_ == nullptr || std::strcmp(plan_text_.c_str(), idx_str) != 0) {
+    TUPLEKV_ASSIGN_OR_RETURN(plan_, t->plans->get(idx_str));
+    plan_text_.assign(idx_str);
+  }
+  KvValueReader reader(t);
+  TUPLEKV_RETURN_IF_ERROR(read_filter_args(*plan_, argc, argv, &reader, &args_));
+  TUPLEKV_RETURN_IF_ERROR(
+      builder_.build(*plan_, t->shape.columns, t->prefix, args_.data(), plan_->terms.size(), &spec_));
+  has_prefix_arg_ = false;
+  for (size_t k = 0; k < plan_->terms.size(); ++k) {
+    if (plan_->terms[k].op == PlanOp::kPrefix && args_[k].values[0].kind == FilterValue::Kind::kBytes) {
+      prefix_arg_.assign(args_[k].values[0].bytes);
+      has_prefix_arg_ = true;
+    }
+  }
+  // The SQLite store holds only this table's keys, so a range reaching the
+  // end of the subspace can be scanned without an end bound, which spares
+  // its statement a key comparison per row (on_row() checks the prefix
+  // instead, a memcmp). The memory store checks bounds per leaf, not per
+  // row, so its ranges stay as they are.
+  if (t->sqlite_store != nullptr && !spec_.point) {
+    for (size_t i = 0; i < spec_.size(); ++i) {
+      KeyRange& r = spec_.mutable_range(i);
+      if (r.end == t->table_end) r.end.clear();
+    }
+  }
+  point_ = spec_.point;
+  keys_only_ = (idx_num & kIdxKeysOnly) != 0;
+  limited_ = spec_.has_limit;
+  remaining_ = spec_.limit;
+  if (limited_ && remaining_ == 0) return Status::OK();
+  ScanOptions options;
+  options.reverse = spec_.reverse;
+  options.keys_only = keys_only_;
+  if (limited_) {
+    options.limit = spec_.limit + spec_.offset < spec_.limit ? 0 : spec_.limit + spec_.offset;
+  }
+  if (scan_ != nullptr && (options.reverse != scan_options_.reverse ||
+                           options.keys_only != scan_options_.keys_only ||
+                           options.limit != scan_options_.limit)) {
+    scan_.reset();
+  }
+  scan_options_ = options;
+  range_ = 0;
+  eof_ = false;
+  if (!open_range()) return error_;
+  for (uint64_t skip = spec_.offset; skip > 0 && !eof_; --skip) {
+    if (!advance()) return error_;
+  }
+  return Status::OK();
+}
+
+bool KvCursor::open_range() {
+  KvTable* t = table();
+  const size_t n = spec_.size();
+  for (; range_ < n; ++range_) {
+    const KeyRange& r = spec_[spec_.reverse ? n - 1 - range_ : range_];
+    ++t->stats->ranges;
+    if (point_) {
+      bool found = false;
+      Status s = t->store->get(r.begin, &point_value_, &found);
+      if (!s.ok()) return fail(std::move(s));
+      if (found) {
+        point_key_ = r.begin;
+        ++t->stats->rows;
+        return true;
+      }
+      continue;
+    }
+    if (scan_ == nullptr) {
+      Result<std::unique_ptr<Cursor>> c = t->store->scan(r, scan_options_);
+      if (!c.ok()) return fail(c.status());
+      scan_ = std::move(c).value();
+    } else {
+      Status s = scan_->rescan(r);
+      if (!s.ok()) return fail(std::move(s));
+    }
+    check_prefix_ = r.end.empty();
+    if (scan_->valid()) return on_row();
+    if (!scan_->status().ok()) return fail(scan_->status());
+  }
+  eof_ = true;
+  return true;
+}
+
+bool KvCursor::advance() {
+  if (!point_) {
+    scan_->next();
+    if (scan_->valid()) return on_row();
+    if (!scan_->status().ok()) return fail(scan_->status());
+  }
+  ++range_;
+  return open_range();
+}
+
+bool KvCursor::next() {
+  if (eof_) return true;
+  if (limited_ && --remaining_ == 0) {
+    eof_ = true;
+    return true;
+  }
+  return advance();
+}
+
+int KvCursor::column(sqlite3_context* ctx, int i) {
+  KvTable* t = table();
+  switch (i) {
+    case kKeyColumn: {
+      // An UPDATE that does not assign the key reads it only to pass it
+      // back unchanged: skip the copy.
+      if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
+      const BytesView key = current_key();
+      const size_t p = t->prefix.size();
+      // Ranges never leave the subspace; an unbounded one is checked in
+      // on_row(). Defend against a short key all the same.
+      result_blob(ctx, key.size() >= p ? key.substr(p) : BytesView());
+      return SQLITE_OK;
+    }
+    case kValueColumn:
+      if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
+      if (point_) {
+        result_blob(ctx, point_value_);
+      } else if (!keys_only_) {
+        result_blob(ctx, scan_->value());
+      } else {
+        // The plan said `value` is not read; fetch it anyway rather than
+        // return nothing.
+        bool found = false;
+        const Status s = t->store->get(scan_->key(), &value_buf_, &found);
+        if (!s.ok()) {
+          set_result_error(ctx, s);
+          return sqlite_code(s);
+        }
+        result_blob(ctx, value_buf_);
+      }
+      return SQLITE_OK;
+    case kPrefixColumn:
+      if (has_prefix_arg_) {
+        result_blob(ctx, prefix_arg_);
+      } else {
+        sqlite3_result_null(ctx);
+      }
+      return SQLITE_OK;
+    default: {
+      const Status s = Status::Internal("tuplekv internal error: column " + std::to_string(i));
+      set_result_error(ctx, s);
+      return sqlite_code(s);
+    }
+  }
+}
+
+// Needs KvCursor complete (the spares).
+KvTable::~KvTable() {
+  for (KvCursor* c : spare_cursors) delete c;
+}
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// sqlite3_module slots: each runs its body inside a guard (ext/errors.h).
+
+KvTable* as_table(sqlite3_vtab* v) { return static_cast<KvTable*>(v); }
+KvCursor* as_cursor(sqlite3_vtab_cursor* c) { return static_cast<KvCursor*>(c); }
+
+int kv_init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
+            char** err, bool create) {
+  return guard_create(err, [&] {
+    auto table = std::make_unique<KvTable>();
+    const Status s = table->open(db, static_cast<ModuleData*>(aux)->registry, argc, argv, create);
+    if (!s.ok()) return set_create_error(err, s);
+    *out = table.release();
+    return SQLITE_OK;
+  });
+}
+
+int kv_create(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
+              char** err) noexcept {
+  return kv_init(db, aux, argc, argv, out, err, true);
+}
+
+int kv_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
+               char** err) noexcept {
+  return kv_init(db, aux, argc, argv, out, err, false);
+}
+
+int kv_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) noexcept {
+  return guard_vtab(vtab, [&] {
+    // Bit 1 of colUsed is `value`.
+    const int flags = (info->colUsed & (sqlite3_uint64{1} << kValueColumn)) == 0 ? kIdxKeysOnly : 0;
+    return best_index(as_table(vtab)->shape, info, flags);
+  });
+}
+
+int kv_disconnect(sqlite3_vtab* vtab) noexcept {
+  return guard_vtab(vtab, [&] {
+    delete as_table(vtab);
+    return SQLITE_OK;
+  });
+}
+
+int kv_destroy(sqlite3_vtab* vtab) noexcept {
+  return guard_vtab(vtab, [&] {
+    KvTable* t = as_table(vtab);
+    const Status s = t->destroy();
+    // On failure SQLite keeps the table (and this object) alive.
+    if (!s.ok()) return set_vtab_error(vtab, s);
+    delete t;
+    return SQLITE_OK;
+  });
+}
+
+constexpr size_t kMaxSpareCursors = 4;
+
+int kv_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
+  return guard_vtab(vtab, [&] {
+    KvTable* t = as_table(vtab);
+    KvCursor* c;
+    if (!t->spare_cursors.empty()) {
+      c = t->spare_cursors.back();
+      t->spare_cursors.pop_back();
+    } else {
+      c = new KvCursor();
+    }
+    *static_cast<sqlite3_vtab_cursor*>(c) = sqlite3_vtab_cursor{};
+    *out = c;
+    return SQLITE_OK;
+  });
+}
+
+int kv_close(sqlite3_vtab_cursor* cur) noexcept {
+  return guard_vtab(cur->pVtab, [&] {
+    KvCursor* c = as_cursor(cur);
+    KvTable* t = c->table();
+    c->recycle();
+    if (t->spare_cursors.size() < kMaxSpareCursors) {
+      t->spare_cursors.reserve(kMaxSpareCursors);  // push_back below cannot throw
+      t->spare_cursors.push_back(c);
+    } else {
+      delete c;
+    }
+    return SQLITE_OK;
+  });
+}
+
+// Status -> result code, touching zErrMsg only on failure (the hot paths
+// below run once per row).
+int vtab_result(sqlite3_vtab* vtab, const Status& s) {
+  return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
+}
+
+int kv_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int argc,
+              sqlite3_value** argv) noexcept {
+  return guard_vtab(cur->pVtab, [&] {
+    return vtab_result(cur->pVtab, as_cursor(cur)->filter(idx_num, idx_str, argc, argv));
+  });
+}
+
+int kv_next(sqlite3_vtab_cursor* cur) noexcept {
+  return guard_vtab(cur->pVtab, [&] {
+    KvCursor* c = as_cursor(cur);
+    return c->next() ? SQLITE_OK : set_vtab_error(cur->pVtab, c->error());
+  });
+}
+
+int kv_eof(sqlite3_vtab_cursor* cur) noexcept { return as_cursor(cur)->eof() ? 1 : 0; }
+
+int kv_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) noexcept {
+  return guard_vtab(cur->pVtab, [&] { return as_cursor(cur)->column(ctx, i); });
+}
+
+int kv_rowid(sqlite3_vtab_cursor* cur, sqlite3_int64*) noexcept {
+  // WITHOUT ROWID: SQLite never asks.
+  return set_vtab_error(cur->pVtab,
+                        Status::Internal("tuplekv internal error: tuplekv_kv has no rowid"));
+}
+
+int kv_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64*) noexcept {
+  return guard_vtab(vtab, [&] { return as_table(vtab)->update(argc, argv); });
+}
+
+// Transaction hooks: the SQLite store's are no-ops (SQLite already makes the
+// shadow table's writes transactional); the memory store keeps an undo log.
+template <Status (OrderedStore::*Hook)()>
+int kv_txn(sqlite3_vtab* vtab) noexcept {
+  return guard_vtab(vtab, [&] {
+    return set_vtab_error(vtab, (as_table(vtab)->store.get()->*Hook)());
+  });
+}
+
+int kv_sync(sqlite3_vtab*) noexcept { return SQLITE_OK; }
+
+template <Status (KvTable::*Hook)(int)>
+int kv_savepoint_hook(sqlite3_vtab* vtab, int n) noexcept {
+  return guard_vtab(vtab, [&] {
+    return set_vtab_error(vtab, (as_table(vtab)->*Hook)(n));
+  });
+}
+
+int kv_rename(sqlite3_vtab* vtab, const char* to) noexcept {
+  return guard_vtab(vtab, [&] { return set_vtab_error(vtab, as_table(vtab)->rename(to)); });
+}
+
+int kv_shadow_name(const char* suffix) noexcept {
+  return suffix != nullptr && sqlite3_stricmp(suffix, SqliteStore::kShadowSuffix) == 0;
+}
+
+const sqlite3_module kKvModule = {
+    /* iVersion      */ 3,
+    /* xCreate       */ kv_create,
+    /* xConnect      */ kv_connect,
+    /* xBestIndex    */ kv_best_index,
+    /* xDisconnect   */ kv_disconnect,
+    /* xDestroy      */ kv_destroy,
+    /* xOpen         */ kv_open,
+    /* xClose        */ kv_close,
+    /* xFilter       */ kv_filter,
+    /* xNext         */ kv_next,
+    /* xEof          */ kv_eof,
+    /* xColumn       */ kv_column,
+    /* xRowid        */ kv_rowid,
+    /* xUpdate       */ kv_update,
+    /* xBegin        */ kv_txn<&OrderedStore::begin>,
+    /* xSync         */ kv_sync,
+    /* xCommit       */ kv_txn<&OrderedStore::commit>,
+    /* xRollback     */ kv_txn<&OrderedStore::rollback>,
+    /* xFindFunction */ nullptr,
+    /* xRename       */ kv_rename,
+    /* xSavepoint    */ kv_savepoint_hook<&KvTable::savepoint>,
+    /* xRelease      */ kv_savepoint_hook<&KvTable::release>,
+    /* xRollbackTo   */ kv_savepoint_hook<&KvTable::rollback_to>,
+    /* xShadowName   */ kv_shadow_name,
+};
+
+void destroy_module_data(void* p) noexcept { delete static_cast<ModuleData*>(p); }
+
+}  // namespace
+}  // namespace kv
+
+int register_kv_module(sqlite3* db, char** err) {
+  using kv::kModule;
+  std::shared_ptr<ConnectionRegistry> registry = ConnectionRegistry::of(db);
+  auto* data = new kv::ModuleData{registry};
+  // On failure sqlite3_create_module_v2 calls the destructor itself.
+  int rc = sqlite3_create_module_v2(db, kModule, &kv::kKvModule, data, kv::destroy_module_data);
+  if (rc != SQLITE_OK) {
+    if (err != nullptr) *err = sqlite3_mprintf("tuplekv: cannot register module %s", kModule);
+    return rc;
+  }
+  return registry->register_functions(db, err);
+}
+
+}  // namespace tuplekv::ext

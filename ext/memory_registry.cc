@@ -1,0 +1,244 @@
+#include "ext/memory_registry.h"
+
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "ext/errors.h"
+
+namespace tuplekv::ext {
+
+namespace {
+
+// Registries by connection. A registry removes itself when destroyed (the
+// last registration of the extension on its connection went away, which
+// SQLite does when the connection closes), so a reused sqlite3* address
+// never finds a stale one.
+std::mutex& registries_mutex() {
+  static std::mutex m;
+  return m;
+}
+std::unordered_map<sqlite3*, std::weak_ptr<ConnectionRegistry>>& registries() {
+  static auto* map = new std::unordered_map<sqlite3*, std::weak_ptr<ConnectionRegistry>>();
+  return *map;
+}
+
+std::string lower_ascii(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c + 32);
+  }
+  return out;
+}
+
+// Holder handed to SQLite as a function's user data.
+struct RegistryRef {
+  std::shared_ptr<ConnectionRegistry> registry;
+};
+
+void destroy_ref(void* p) noexcept { delete static_cast<RegistryRef*>(p); }
+
+void stats_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
+  guard_function(ctx, [&] {
+    auto* ref = static_cast<RegistryRef*>(sqlite3_user_data(ctx));
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT) {
+      set_result_error(ctx, Status::InvalidArgument("tuplekv_stats: argument 1 must be a table name"));
+      return;
+    }
+    bool reset = false;
+    if (argc > 1) {
+      const auto* what = reinterpret_cast<const char*>(sqlite3_value_text(argv[1]));
+      if (what == nullptr || sqlite3_stricmp(what, "reset") != 0) {
+        set_result_error(ctx, Status::InvalidArgument("tuplekv_stats: argument 2 must be 'reset'"));
+        return;
+      }
+      reset = true;
+    }
+    const std::string_view name(reinterpret_cast<const char*>(sqlite3_value_text(argv[0])),
+                                static_cast<size_t>(sqlite3_value_bytes(argv[0])));
+    ref->registry->sweep();
+    std::shared_ptr<ScanStats> s = ref->registry->find_stats(name);
+    if (s == nullptr) {
+      set_result_error(ctx, Status::InvalidArgument("tuplekv_stats: no tuplekv table '" +
+                                                    std::string(name) +
+                                                    "' is open on this connection"));
+      return;
+    }
+    char* json = sqlite3_mprintf(
+        "{\"scans\":%llu,\"ranges\":%llu,\"rows\":%llu,\"writes\":%llu}",
+        static_cast<unsigned long long>(s->scans), static_cast<unsigned long long>(s->ranges),
+        static_cast<unsigned long long>(s->rows), static_cast<unsigned long long>(s->writes));
+    if (json == nullptr) {
+      sqlite3_result_error_nomem(ctx);
+      return;
+    }
+    sqlite3_result_text(ctx, json, -1, sqlite3_free);
+    if (reset) *s = ScanStats();
+  });
+}
+
+}  // namespace
+
+std::shared_ptr<ConnectionRegistry> ConnectionRegistry::of(sqlite3* db) {
+  std::lock_guard<std::mutex> lock(registries_mutex());
+  std::weak_ptr<ConnectionRegistry>& slot = registries()[db];
+  std::shared_ptr<ConnectionRegistry> r = slot.lock();
+  if (r == nullptr) {
+    r = std::shared_ptr<ConnectionRegistry>(new ConnectionRegistry(db));
+    slot = r;
+  }
+  return r;
+}
+
+ConnectionRegistry::~ConnectionRegistry() {
+  std::lock_guard<std::mutex> lock(registries_mutex());
+  auto it = registries().find(db_);
+  // Only our own slot: a newer registry may already sit there if this one
+  // outlived a registration (it is found through weak_ptr, so it expired).
+  if (it != registries().end() && it->second.expired()) registries().erase(it);
+}
+
+std::string ConnectionRegistry::key(std::string_view schema, std::string_view name) {
+  std::string k = lower_ascii(schema);
+  k.push_back('\0');
+  k += lower_ascii(name);
+  return k;
+}
+
+ConnectionRegistry::MemoryTable ConnectionRegistry::create_memory(const std::string& schema,
+                                                                  const std::string& name,
+                                                                  const std::string& prefix) {
+  MemoryEntry& e = memory_[key(schema, name)];
+  if (e.uncertain) --uncertain_;
+  e = MemoryEntry{schema, name, MemoryTable{std::make_shared<MemoryStore>(), prefix}, false};
+  return e.table;
+}
+
+ConnectionRegistry::MemoryTable ConnectionRegistry::connect_memory(const std::string& schema,
+                                                                   const std::string& name,
+                                                                   const std::string& prefix) {
+  MemoryEntry& e = memory_[key(schema, name)];
+  if (e.table.store == nullptr) {
+    e = MemoryEntry{schema, name, MemoryTable{std::make_shared<MemoryStore>(), prefix}, false};
+  }
+  return e.table;
+}
+
+void ConnectionRegistry::drop_memory(const std::string& schema, const std::string& name) {
+  auto it = memory_.find(key(schema, name));
+  if (it == memory_.end() || it->second.uncertain) return;
+  it->second.uncertain = true;
+  ++uncertain_;
+}
+
+void ConnectionRegistry::rename_memory(const std::string& schema, const std::string& from,
+                                       const std::string& to) {
+  auto it = memory_.find(key(schema, from));
+  if (it == memory_.end()) return;
+  MemoryTable table = it->second.table;
+  if (!it->second.uncertain) {
+    it->second.uncertain = true;
+    ++uncertain_;
+  }
+  MemoryEntry& e = memory_[key(schema, to)];
+  if (!e.uncertain) ++uncertain_;
+  e = MemoryEntry{schema, to, std::move(table), true};
+}
+
+bool ConnectionRegistry::table_exists(const std::string& schema, const std::string& name,
+                                      bool* exists) const {
+  char* sql = sqlite3_mprintf(
+      "SELECT 1 FROM \"%w\".sqlite_master WHERE type='table' AND name=?1 COLLATE NOCASE",
+      schema.c_str());
+  if (sql == nullptr) return false;
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db_, sql, -1, &stmt, nullptr);
+  sqlite3_free(sql);
+  if (rc != SQLITE_OK) return false;
+  sqlite3_bind_text(stmt, 1, name.data(), static_cast<int>(name.size()), SQLITE_STATIC);
+  rc = sqlite3_step(stmt);
+  *exists = rc == SQLITE_ROW;
+  sqlite3_finalize(stmt);
+  return rc == SQLITE_ROW || rc == SQLITE_DONE;
+}
+
+void ConnectionRegistry::sweep() {
+  if (uncertain_ == 0 || sqlite3_get_autocommit(db_) == 0) return;
+  std::vector<std::string> gone;
+  for (auto& [k, e] : memory_) {
+    if (!e.uncertain) continue;
+    bool exists = false;
+    if (!table_exists(e.schema, e.name, &exists)) continue;  // schema detached: keep
+    if (exists) {
+      e.uncertain = false;
+      --uncertain_;
+    } else {
+      gone.push_back(k);
+    }
+  }
+  for (const std::string& k : gone) {
+    memory_.erase(k);
+    --uncertain_;
+  }
+}
+
+std::shared_ptr<ScanStats> ConnectionRegistry::stats(const std::string& schema,
+                                                     const std::string& name) {
+  std::shared_ptr<ScanStats>& s = stats_[key(schema, name)];
+  if (s == nullptr) s = std::make_shared<ScanStats>();
+  return s;
+}
+
+void ConnectionRegistry::rename_stats(const std::string& schema, const std::string& from,
+                                      const std::string& to) {
+  auto it = stats_.find(key(schema, from));
+  if (it == stats_.end()) return;
+  std::shared_ptr<ScanStats> s = std::move(it->second);
+  stats_.erase(it);
+  stats_[key(schema, to)] = std::move(s);
+}
+
+void ConnectionRegistry::drop_stats(const std::string& schema, const std::string& name) {
+  stats_.erase(key(schema, name));
+}
+
+std::shared_ptr<ScanStats> ConnectionRegistry::find_stats(std::string_view qualified) const {
+  auto find = [&](std::string_view schema, std::string_view name) -> std::shared_ptr<ScanStats> {
+    auto it = stats_.find(key(schema, name));
+    return it == stats_.end() ? nullptr : it->second;
+  };
+  const size_t dot = qualified.find('.');
+  if (dot != std::string_view::npos) {
+    if (auto s = find(qualified.substr(0, dot), qualified.substr(dot + 1))) return s;
+  }
+  for (std::string_view schema : {"temp", "main"}) {
+    if (auto s = find(schema, qualified)) return s;
+  }
+  std::string suffix(1, '\0');
+  suffix += lower_ascii(qualified);
+  for (const auto& [k, s] : stats_) {
+    if (k.size() > suffix.size() && k.compare(k.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return s;
+    }
+  }
+  return nullptr;
+}
+
+int ConnectionRegistry::register_functions(sqlite3* db, char** err) {
+  // Not deterministic (the counters change); innocuous (reading or zeroing
+  // counters can do no harm).
+  const int flags = SQLITE_UTF8 | SQLITE_INNOCUOUS;
+  for (int nargs : {1, 2}) {
+    auto* ref = new RegistryRef{ConnectionRegistry::of(db)};
+    const int rc = sqlite3_create_function_v2(db, "tuplekv_stats", nargs, flags, ref,
+                                              stats_function, nullptr, nullptr, destroy_ref);
+    // sqlite3_create_function_v2 calls the destructor itself on failure.
+    if (rc != SQLITE_OK) {
+      if (err != nullptr) *err = sqlite3_mprintf("tuplekv: cannot register tuplekv_stats");
+      return rc;
+    }
+  }
+  return SQLITE_OK;
+}
+
+}  // namespace tuplekv::ext

@@ -1,0 +1,109 @@
+// Per-connection state of tuplekv's virtual tables: the stores of
+// `store=memory` tables and the scan counters behind tuplekv_stats().
+//
+// A `store=memory` table keeps its pairs in a MemoryStore that belongs to
+// the database connection, not to the sqlite3_vtab object: SQLite may
+// disconnect and reconnect a virtual table at any time (schema changes,
+// ALTER TABLE), and the data must survive that. It lives until the table is
+// dropped or the connection closes; other connections to the same database
+// file see the table empty. The registry is shared by every registration
+// of the extension on one connection (loading it twice must not lose data),
+// found by the sqlite3* handle.
+//
+// DROP TABLE and ALTER TABLE ... RENAME can still be rolled back after the
+// module has been told (in a transaction, or when a later step of the
+// statement fails). So a dropped table's store is kept under its name, and a
+// renamed one under both names, marked "uncertain"; sweep(), run at later
+// CREATE/connect calls outside transactions, asks sqlite_schema which names
+// exist and forgets the others. (A store=memory table dropped and
+// re-created under the same name in one transaction that is then rolled
+// back comes back empty.)
+//
+// tuplekv_stats(name [, 'reset']) returns the counters of one table as JSON,
+// {"scans":S,"ranges":R,"rows":N,"writes":W}: xFilter calls, key ranges or
+// point lookups started, pairs read from the store, and pairs written or
+// deleted. With 'reset' it returns them and then sets them to zero. `name`
+// is `table` or `schema.table` (unqualified: temp, then main, then any
+// attached schema). Counters are per connection and start at zero when the
+// table is first opened on it. It is meant for tests and for checking that
+// a query reads only its range.
+#ifndef TUPLEKV_EXT_MEMORY_REGISTRY_H_
+#define TUPLEKV_EXT_MEMORY_REGISTRY_H_
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "core/memory_store.h"
+#include "ext/sqlite_api.h"
+
+namespace tuplekv::ext {
+
+struct ScanStats {
+  uint64_t scans = 0;   // xFilter calls
+  uint64_t ranges = 0;  // ranges scanned or keys looked up
+  uint64_t rows = 0;    // pairs read from the store
+  uint64_t writes = 0;  // pairs set or cleared by INSERT/UPDATE/DELETE
+};
+
+class ConnectionRegistry {
+ public:
+  // The registry of `db`, created on first use.
+  static std::shared_ptr<ConnectionRegistry> of(sqlite3* db);
+  ~ConnectionRegistry();
+  ConnectionRegistry(const ConnectionRegistry&) = delete;
+  ConnectionRegistry& operator=(const ConnectionRegistry&) = delete;
+
+  // A memory table's store and the key prefix its pairs were written under
+  // (fixed at creation: a rename moves no keys, so a rolled-back rename
+  // finds them where they were).
+  struct MemoryTable {
+    std::shared_ptr<MemoryStore> store;
+    std::string prefix;
+  };
+  // xCreate: a new, empty store (replacing whatever the name held).
+  MemoryTable create_memory(const std::string& schema, const std::string& name,
+                            const std::string& prefix);
+  // xConnect: the table's store, or a new empty one under `prefix` if this
+  // connection has none.
+  MemoryTable connect_memory(const std::string& schema, const std::string& name,
+                             const std::string& prefix);
+  // xDestroy / xRename (see the file comment).
+  void drop_memory(const std::string& schema, const std::string& name);
+  void rename_memory(const std::string& schema, const std::string& from, const std::string& to);
+  // Forgets the uncertain names that do not exist in the schema. Does
+  // nothing inside a transaction.
+  void sweep();
+
+  std::shared_ptr<ScanStats> stats(const std::string& schema, const std::string& name);
+  void rename_stats(const std::string& schema, const std::string& from, const std::string& to);
+  void drop_stats(const std::string& schema, const std::string& name);
+  // `table` or `schema.table`; null if unknown.
+  std::shared_ptr<ScanStats> find_stats(std::string_view qualified) const;
+
+  // Registers tuplekv_stats on `db` (bound to this registry).
+  int register_functions(sqlite3* db, char** err);
+
+ private:
+  explicit ConnectionRegistry(sqlite3* db) : db_(db) {}
+
+  struct MemoryEntry {
+    std::string schema;
+    std::string name;
+    MemoryTable table;
+    bool uncertain = false;
+  };
+  static std::string key(std::string_view schema, std::string_view name);
+  bool table_exists(const std::string& schema, const std::string& name, bool* exists) const;
+
+  sqlite3* db_;
+  std::map<std::string, MemoryEntry> memory_;
+  size_t uncertain_ = 0;
+  std::map<std::string, std::shared_ptr<ScanStats>> stats_;
+};
+
+}  // namespace tuplekv::ext
+
+#endif  // TUPLEKV_EXT_MEMORY_REGISTRY_H_

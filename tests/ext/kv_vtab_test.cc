@@ -1,0 +1,711 @@
+// tuplekv_kv through SQL: writes, conflict clauses, transactions and
+// savepoints (for both stores, and against a native WITHOUT ROWID table
+// running the same random statements), bad input (message checked and data
+// unchanged), schemas, rename/drop, defensive mode, cursors surviving
+// writes, and one run through Debian's sqlite3 shell with `.load`.
+// Planner behaviour (ranges, EXPLAIN QUERY PLAN, LIMIT) is in
+// index_planner_test.cc.
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "ext/tuplekv.h"
+#include "tests/testutil.h"
+
+namespace tuplekv::testing {
+namespace {
+
+std::string create_sql(const std::string& table, const std::string& store,
+                       const std::string& more = "") {
+  std::string sql = "CREATE VIRTUAL TABLE " + table + " USING tuplekv_kv(store=" + store;
+  if (!more.empty()) sql += ", " + more;
+  return sql + ")";
+}
+
+Rows snapshot(Db& db, const std::string& table = "t") {
+  return db.rows("SELECT hex(key), hex(value) FROM " + table + " ORDER BY key");
+}
+
+class KvTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { ASSERT_TRUE(db.exec(create_sql("t", store()))); }
+  const std::string& store() const { return GetParam(); }
+  bool memory() const { return store() == "memory"; }
+  Db db;
+};
+
+INSTANTIATE_TEST_SUITE_P(Stores, KvTest, ::testing::Values("sqlite", "memory"),
+                         [](const auto& info) { return info.param; });
+
+// ---------------------------------------------------------------------------
+// Shape and basic writes
+
+TEST_P(KvTest, DeclaresKeyValueAndHiddenPrefix) {
+  EXPECT_EQ(db.rows("SELECT name, type, pk, hidden FROM pragma_table_xinfo('t')"),
+            (Rows{{"key", "BLOB", "1", "0"}, {"value", "BLOB", "0", "0"},
+                  {"prefix", "BLOB", "0", "1"}}));
+  EXPECT_EQ(db.rows("SELECT * FROM t"), Rows{});
+}
+
+TEST_P(KvTest, InsertSelectUpdateDelete) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'02', x'bb'), (x'01', x'aa'), (x'0201', x'cc')"));
+  EXPECT_EQ(db.value("SELECT changes()"), "3");
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"02", "BB"}, {"0201", "CC"}}));
+  ASSERT_TRUE(db.exec("UPDATE t SET value = x'dd' WHERE key = x'02'"));
+  EXPECT_EQ(db.value("SELECT changes()"), "1");
+  ASSERT_TRUE(db.exec("UPDATE t SET key = x'03' WHERE key = x'01'"));
+  EXPECT_EQ(snapshot(db), (Rows{{"02", "DD"}, {"0201", "CC"}, {"03", "AA"}}));
+  ASSERT_TRUE(db.exec("UPDATE t SET key = CAST(key || x'ff' AS BLOB), value = x'' WHERE key > x'02'"));
+  EXPECT_EQ(snapshot(db), (Rows{{"02", "DD"}, {"0201FF", ""}, {"03FF", ""}}));
+  ASSERT_TRUE(db.exec("DELETE FROM t WHERE key < x'03'"));
+  EXPECT_EQ(db.value("SELECT changes()"), "2");
+  EXPECT_EQ(snapshot(db), (Rows{{"03FF", ""}}));
+  ASSERT_TRUE(db.exec("DELETE FROM t"));
+  EXPECT_EQ(snapshot(db), Rows{});
+}
+
+TEST_P(KvTest, EmptyAndLargeBlobs) {
+  const std::string big(1 << 20, 'x');
+  sqlite3_stmt* s = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db.handle(), "INSERT INTO t VALUES (x'', ?1)", -1, &s, nullptr),
+            SQLITE_OK);
+  sqlite3_bind_blob(s, 1, big.data(), static_cast<int>(big.size()), SQLITE_STATIC);
+  EXPECT_EQ(sqlite3_step(s), SQLITE_DONE);
+  sqlite3_finalize(s);
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'00', x'')"));
+  EXPECT_EQ(db.rows("SELECT typeof(key), length(key), typeof(value), length(value) FROM t"),
+            (Rows{{"blob", "0", "blob", "1048576"}, {"blob", "1", "blob", "0"}}));
+  EXPECT_EQ(db.value("SELECT count(*) FROM t WHERE key = x''"), "1");
+}
+
+TEST_P(KvTest, ValuesOutliveCursorMoves) {
+  // Aggregates keep values across rows: results are copies, not views.
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa'), (x'02', x'bb'), (x'03', x'cc')"));
+  EXPECT_EQ(db.value("SELECT hex(max(value)) FROM t"), "CC");
+  EXPECT_EQ(db.value("SELECT hex(min(key)) FROM t"), "01");
+  EXPECT_EQ(db.rows("SELECT count(*), hex(key) FROM t"),
+            db.rows("SELECT count(*), hex(key) FROM (SELECT * FROM t ORDER BY key)"));
+  EXPECT_EQ(db.rows("SELECT max(value), hex(key) FROM t"), (Rows{{"x'CC'", "03"}}));
+  EXPECT_EQ(db.value("SELECT group_concat(hex(key) || hex(value), ',') FROM t"),
+            "01AA,02BB,03CC");
+  EXPECT_EQ(db.rows("SELECT hex(a.key), hex(b.key) FROM t a JOIN t b ON b.key > a.key "
+                    "ORDER BY 1, 2"),
+            (Rows{{"01", "02"}, {"01", "03"}, {"02", "03"}}));
+}
+
+TEST(KvLayout, KeysLiveUnderThePackedSubspace) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE users USING tuplekv_kv;"
+                      "CREATE VIRTUAL TABLE other USING tuplekv_kv(subspace='people');"
+                      "INSERT INTO users VALUES (x'0102', x'aa');"
+                      "INSERT INTO other VALUES (tuple_pack('CA', 42), x'bb')"));
+  EXPECT_EQ(db.rows("SELECT hex(k), hex(v) FROM users_kv"),
+            (Rows{{"0275736572730001" "02", "AA"}}));
+  EXPECT_EQ(db.value("SELECT hex(k) FROM other_kv"), "0270656F706C65000243410015" "2A");
+  EXPECT_EQ(db.value("SELECT tuple_repr(k) FROM other_kv"), "('people', 'CA', 42)");
+  // The module's own view of the key is relative to the subspace.
+  EXPECT_EQ(db.value("SELECT tuple_repr(key) FROM other"), "('CA', 42)");
+}
+
+TEST(KvLayout, OptionsAreCaseInsensitiveAndMayBeQuoted) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE a USING tuplekv_kv( SUBSPACE = \"x y\" , Store='SQLite');"
+                      "CREATE VIRTUAL TABLE b USING tuplekv_kv(subspace=[it's], store=`memory`);"
+                      "CREATE VIRTUAL TABLE c USING tuplekv_kv(subspace='it''s', fdb_limits=on);"
+                      "INSERT INTO a VALUES (x'', x''); INSERT INTO c VALUES (x'', x'')"));
+  EXPECT_EQ(db.value("SELECT tuple_repr(k) FROM a_kv"), "('x y',)");
+  EXPECT_EQ(db.value("SELECT tuple_repr(k) FROM c_kv"), "(\"it's\",)");
+  EXPECT_EQ(db.value("SELECT count(*) FROM sqlite_master WHERE name = 'b_kv'"), "0");
+}
+
+// ---------------------------------------------------------------------------
+// Conflict clauses
+
+TEST_P(KvTest, DuplicateKeyUnderAbortFailsAndChangesNothing) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa')"));
+  EXPECT_EQ(db.error("INSERT INTO t VALUES (x'02', x'bb'), (x'01', x'cc'), (x'03', x'dd')"),
+            "UNIQUE constraint failed: t.key");
+  EXPECT_EQ(db.error_code("INSERT INTO t VALUES (x'01', x'cc')"), SQLITE_CONSTRAINT_PRIMARYKEY);
+  EXPECT_EQ(db.error_code("INSERT OR ABORT INTO t VALUES (x'01', x'cc')"),
+            SQLITE_CONSTRAINT_PRIMARYKEY);
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}}));
+  // Inside a transaction the failing statement alone is undone.
+  ASSERT_TRUE(db.exec("BEGIN; INSERT INTO t VALUES (x'05', x'ee')"));
+  EXPECT_EQ(db.error("INSERT INTO t VALUES (x'02', x'bb'), (x'01', x'cc')"),
+            "UNIQUE constraint failed: t.key");
+  ASSERT_TRUE(db.exec("COMMIT"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"05", "EE"}}));
+}
+
+TEST_P(KvTest, FailKeepsEarlierRowsOfTheStatement) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa')"));
+  EXPECT_EQ(db.error("INSERT OR FAIL INTO t VALUES (x'02', x'bb'), (x'01', x'cc'), (x'03', x'dd')"),
+            "UNIQUE constraint failed: t.key");
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"02", "BB"}}));
+}
+
+TEST_P(KvTest, IgnoreSkipsAndDoesNotCount) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa')"));
+  ASSERT_TRUE(db.exec("INSERT OR IGNORE INTO t VALUES (x'02', x'bb'), (x'01', x'cc'), (x'03', x'dd')"));
+  EXPECT_EQ(db.value("SELECT changes()"), "2");
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"02", "BB"}, {"03", "DD"}}));
+  ASSERT_TRUE(db.exec("UPDATE OR IGNORE t SET key = x'03' WHERE key = x'01'"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"02", "BB"}, {"03", "DD"}}));
+  // NULL in a NOT NULL column is skipped too, as SQLite does.
+  ASSERT_TRUE(db.exec("INSERT OR IGNORE INTO t VALUES (NULL, x'00'), (x'04', NULL), (x'05', x'ee')"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"02", "BB"}, {"03", "DD"}, {"05", "EE"}}));
+}
+
+TEST_P(KvTest, ReplaceOverwrites) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa'), (x'02', x'bb')"));
+  ASSERT_TRUE(db.exec("INSERT OR REPLACE INTO t VALUES (x'01', x'cc'), (x'03', x'dd')"));
+  ASSERT_TRUE(db.exec("REPLACE INTO t VALUES (x'02', x'ee')"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "CC"}, {"02", "EE"}, {"03", "DD"}}));
+  ASSERT_TRUE(db.exec("UPDATE OR REPLACE t SET key = x'03' WHERE key = x'01'"));
+  EXPECT_EQ(snapshot(db), (Rows{{"02", "EE"}, {"03", "CC"}}));
+  // A key moved onto itself is a value update.
+  ASSERT_TRUE(db.exec("UPDATE t SET key = x'02', value = x'ff' WHERE key = x'02'"));
+  EXPECT_EQ(snapshot(db), (Rows{{"02", "FF"}, {"03", "CC"}}));
+}
+
+TEST_P(KvTest, RollbackConflictUndoesTheTransaction) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa'); BEGIN; INSERT INTO t VALUES (x'02', x'bb')"));
+  EXPECT_EQ(db.error("INSERT OR ROLLBACK INTO t VALUES (x'01', x'cc')"),
+            "UNIQUE constraint failed: t.key");
+  EXPECT_EQ(sqlite3_get_autocommit(db.handle()), 1);
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}}));
+  EXPECT_NE(db.error("COMMIT").find("no transaction is active"), std::string::npos);
+}
+
+TEST_P(KvTest, KeyUpdateConflicts) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa'), (x'02', x'bb')"));
+  EXPECT_EQ(db.error("UPDATE t SET key = x'02' WHERE key = x'01'"), "UNIQUE constraint failed: t.key");
+  EXPECT_EQ(db.error_code("UPDATE OR FAIL t SET key = x'02' WHERE key = x'01'"),
+            SQLITE_CONSTRAINT_PRIMARYKEY);
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"02", "BB"}}));
+  // Every key moves, none collides with a key that stays.
+  // (|| makes TEXT in SQLite, hence the CAST: see BadWritesLeaveDataUnchanged.)
+  ASSERT_TRUE(db.exec("UPDATE t SET key = CAST(key || key AS BLOB)"));
+  EXPECT_EQ(snapshot(db), (Rows{{"0101", "AA"}, {"0202", "BB"}}));
+}
+
+TEST_P(KvTest, UpsertIsRejectedBySqlite) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa')"));
+  EXPECT_EQ(db.error("INSERT INTO t VALUES (x'01', x'bb') ON CONFLICT DO NOTHING"),
+            "UPSERT not implemented for virtual table \"t\"");
+  EXPECT_EQ(db.error("INSERT INTO t VALUES (x'01', x'bb') ON CONFLICT(key) DO UPDATE SET value = "
+                     "excluded.value"),
+            "UPSERT not implemented for virtual table \"t\"");
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}}));
+}
+
+// ---------------------------------------------------------------------------
+// Transactions and savepoints
+
+TEST_P(KvTest, RollbackUndoesEverything) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa')"));
+  ASSERT_TRUE(db.exec("BEGIN; INSERT INTO t VALUES (x'02', x'bb'); UPDATE t SET value = x'00';"
+                      "DELETE FROM t WHERE key = x'01'; UPDATE t SET key = x'09'; ROLLBACK"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}}));
+  ASSERT_TRUE(db.exec("BEGIN; INSERT INTO t VALUES (x'02', x'bb'); COMMIT"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"02", "BB"}}));
+}
+
+TEST_P(KvTest, SavepointsNestAndUnwind) {
+  ASSERT_TRUE(db.exec("SAVEPOINT a; INSERT INTO t VALUES (x'01', x'aa');"
+                      "SAVEPOINT b; INSERT INTO t VALUES (x'02', x'bb');"
+                      "SAVEPOINT c; DELETE FROM t WHERE key = x'01';"
+                      "ROLLBACK TO b; INSERT INTO t VALUES (x'03', x'cc');"
+                      "RELEASE b; SAVEPOINT d; UPDATE t SET value = x'ff'; ROLLBACK TO d;"
+                      "RELEASE a"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"03", "CC"}}));
+  // A savepoint opened before the table's first write in the transaction.
+  ASSERT_TRUE(db.exec("BEGIN; SAVEPOINT s; INSERT INTO t VALUES (x'04', x'dd');"
+                      "ROLLBACK TO s; INSERT INTO t VALUES (x'05', x'ee'); COMMIT"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"03", "CC"}, {"05", "EE"}}));
+  ASSERT_TRUE(db.exec("SAVEPOINT x; INSERT INTO t VALUES (x'06', x'00'); ROLLBACK TO x; RELEASE x"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"03", "CC"}, {"05", "EE"}}));
+}
+
+TEST_P(KvTest, StatementRollbackInsideSavepoints) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa'); BEGIN; SAVEPOINT s;"
+                      "INSERT INTO t VALUES (x'02', x'bb')"));
+  EXPECT_EQ(db.error("INSERT INTO t VALUES (x'03', x'cc'), (x'04', x'dd'), (x'01', x'ee')"),
+            "UNIQUE constraint failed: t.key");
+  EXPECT_EQ(db.error("UPDATE t SET key = x'02' WHERE key = x'01'"), "UNIQUE constraint failed: t.key");
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"02", "BB"}}));
+  ASSERT_TRUE(db.exec("ROLLBACK TO s; COMMIT"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}}));
+}
+
+TEST_P(KvTest, TwoTablesInOneTransaction) {
+  ASSERT_TRUE(db.exec(create_sql("u", store())));
+  ASSERT_TRUE(db.exec("BEGIN; INSERT INTO t VALUES (x'01', x'aa'); INSERT INTO u SELECT * FROM t;"
+                      "SAVEPOINT s; DELETE FROM t; INSERT INTO u VALUES (x'02', x'bb');"
+                      "ROLLBACK TO s; COMMIT"));
+  EXPECT_EQ(snapshot(db, "t"), (Rows{{"01", "AA"}}));
+  EXPECT_EQ(snapshot(db, "u"), (Rows{{"01", "AA"}}));
+}
+
+// The same random statements on three connections, each with one table
+// named t: tuplekv_kv on the SQLite store, on the memory store, and a native
+// WITHOUT ROWID table. After every statement: same outcome (result code and
+// message), same changes(), same contents, same transaction state.
+class Differential {
+ public:
+  Differential() {
+    for (int i = 0; i < 3; ++i) dbs_.push_back(std::make_unique<Db>());
+    EXPECT_TRUE(dbs_[0]->exec(create_sql("t", "sqlite")));
+    EXPECT_TRUE(dbs_[1]->exec(create_sql("t", "memory")));
+    EXPECT_TRUE(dbs_[2]->exec("CREATE TABLE t(key BLOB PRIMARY KEY NOT NULL, value BLOB NOT NULL) "
+                              "WITHOUT ROWID"));
+  }
+
+  // Runs `sql` everywhere; false (with a test failure) on any divergence.
+  bool step(const std::string& sql) {
+    std::string outcome[3];
+    std::string contents[3];
+    for (int i = 0; i < 3; ++i) {
+      sqlite3* h = dbs_[static_cast<size_t>(i)]->handle();
+      char* err = nullptr;
+      const int rc = sqlite3_exec(h, sql.c_str(), nullptr, nullptr, &err);
+      outcome[i] = std::to_string(rc == SQLITE_OK ? 0 : sqlite3_extended_errcode(h)) + " " +
+                   (err != nullptr ? err : "") + " changes=" +
+                   (rc == SQLITE_OK ? std::to_string(sqlite3_changes(h)) : "-") +
+                   " autocommit=" + std::to_string(sqlite3_get_autocommit(h));
+      sqlite3_free(err);
+      for (const Row& r : snapshot(*dbs_[static_cast<size_t>(i)])) contents[i] += r[0] + "=" + r[1] + " ";
+    }
+    const char* names[3] = {"sqlite store", "memory store", "native"};
+    bool same = true;
+    for (int i = 0; i < 2; ++i) {
+      if (outcome[i] != outcome[2] || contents[i] != contents[2]) {
+        ADD_FAILURE() << "after: " << sql << "\n  " << names[i] << ": " << outcome[i] << " | "
+                      << contents[i] << "\n  native: " << outcome[2] << " | " << contents[2];
+        same = false;
+      }
+    }
+    return same;
+  }
+  bool in_transaction() { return sqlite3_get_autocommit(dbs_[2]->handle()) == 0; }
+
+ private:
+  std::vector<std::unique_ptr<Db>> dbs_;
+};
+
+TEST(KvDifferential, RandomWritesTransactionsAndSavepointsMatchNative) {
+  Differential d;
+  std::mt19937 rng(20240611);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  auto key = [&] {
+    static const char* keys[] = {"x'01'", "x'02'", "x'0201'", "x'03'", "x'04'", "x''", "x'ff'"};
+    return std::string(pick(20) == 0 ? "NULL" : keys[pick(7)]);
+  };
+  auto value = [&] {
+    static const char* values[] = {"x'aa'", "x'bb'", "x''", "x'00ff'"};
+    return std::string(pick(25) == 0 ? "NULL" : values[pick(4)]);
+  };
+  auto conflict = [&] {
+    static const char* c[] = {"", "", "", " OR ABORT", " OR FAIL", " OR IGNORE", " OR REPLACE",
+                              " OR ROLLBACK"};
+    return std::string(c[pick(8)]);
+  };
+  int savepoints = 0;
+  for (int i = 0; i < 1500; ++i) {
+    std::string sql;
+    switch (pick(12)) {
+      case 0:
+      case 1:
+      case 2: {
+        sql = "INSERT" + conflict() + " INTO t VALUES ";
+        for (int r = 0, n = 1 + pick(4); r < n; ++r) {
+          sql += (r ? ", (" : "(") + key() + ", " + value() + ")";
+        }
+        break;
+      }
+      case 3:
+        sql = "UPDATE" + conflict() + " t SET value = " + value() + " WHERE key " +
+              (pick(2) ? "= " : ">= ") + key();
+        break;
+      case 4:
+        sql = "UPDATE" + conflict() + " t SET key = " + key() + " WHERE key = " + key();
+        break;
+      case 5: {
+        // Several keys move at once (no REPLACE: which pair wins a REPLACE
+        // chain depends on visiting order, which a virtual table does not
+        // share with a native b-tree).
+        static const char* c[] = {"", " OR ABORT", " OR FAIL", " OR IGNORE", " OR ROLLBACK"};
+        sql = std::string("UPDATE") + c[pick(5)] + " t SET key = CAST(key || x'01' AS BLOB) WHERE key >= " + key();
+        break;
+      }
+      case 6:
+        sql = "DELETE FROM t WHERE key " + std::string(pick(2) ? "= " : "< ") + key();
+        break;
+      case 7:
+        sql = d.in_transaction() ? (pick(2) ? "COMMIT" : "ROLLBACK") : "BEGIN";
+        savepoints = 0;
+        break;
+      case 8:
+        sql = "SAVEPOINT s" + std::to_string(savepoints++);
+        break;
+      case 9:
+      case 10:
+        if (savepoints == 0) continue;
+        {
+          const int n = pick(savepoints);
+          sql = (pick(2) ? "RELEASE s" : "ROLLBACK TO s") + std::to_string(n);
+          if (sql[0] == 'R' && sql[1] == 'E') savepoints = n;
+          else savepoints = n + 1;
+        }
+        break;
+      default:
+        sql = "INSERT OR REPLACE INTO t SELECT CAST(key || x'02' AS BLOB), value FROM t WHERE key < " + key();
+        break;
+    }
+    if (!d.step(sql)) return;
+    if (!d.in_transaction()) savepoints = 0;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Bad input: the error, and nothing changed
+
+TEST_P(KvTest, BadWritesLeaveDataUnchanged) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa'), (x'02', x'bb')"));
+  const Rows before = snapshot(db);
+  struct Case {
+    const char* sql;
+    const char* message;
+    int code;
+  };
+  const Case cases[] = {
+      {"INSERT INTO t VALUES (NULL, x'00')", "NOT NULL constraint failed: t.key",
+       SQLITE_CONSTRAINT_NOTNULL},
+      {"INSERT INTO t VALUES (x'03', NULL)", "NOT NULL constraint failed: t.value",
+       SQLITE_CONSTRAINT_NOTNULL},
+      {"INSERT INTO t(key) VALUES (x'03')", "NOT NULL constraint failed: t.value",
+       SQLITE_CONSTRAINT_NOTNULL},
+      {"INSERT INTO t VALUES ('abc', x'00')", "cannot store TEXT value in BLOB column t.key",
+       SQLITE_CONSTRAINT_DATATYPE},
+      {"INSERT INTO t VALUES (1, x'00')", "cannot store INTEGER value in BLOB column t.key",
+       SQLITE_CONSTRAINT_DATATYPE},
+      {"INSERT INTO t VALUES (x'03', 1.5)", "cannot store REAL value in BLOB column t.value",
+       SQLITE_CONSTRAINT_DATATYPE},
+      {"INSERT OR IGNORE INTO t VALUES (x'03', 'text')",
+       "cannot store TEXT value in BLOB column t.value", SQLITE_MISMATCH},
+      {"INSERT OR REPLACE INTO t VALUES (x'01', 'text')",
+       "cannot store TEXT value in BLOB column t.value", SQLITE_CONSTRAINT_DATATYPE},
+      {"UPDATE t SET key = key || x'00'", "cannot store TEXT value in BLOB column t.key",
+       SQLITE_CONSTRAINT_DATATYPE},
+      {"INSERT INTO t(key, value, prefix) VALUES (x'03', x'00', x'00')",
+       "tuplekv_kv: prefix is a query parameter of t, not a stored column", SQLITE_ERROR},
+      {"INSERT INTO t VALUES (x'03', x'00'), (x'04', 'x')",
+       "cannot store TEXT value in BLOB column t.value", SQLITE_CONSTRAINT_DATATYPE},
+      {"UPDATE t SET key = NULL WHERE key = x'01'", "NOT NULL constraint failed: t.key",
+       SQLITE_CONSTRAINT_NOTNULL},
+      {"UPDATE t SET value = 'x'", "cannot store TEXT value in BLOB column t.value",
+       SQLITE_CONSTRAINT_DATATYPE},
+      {"UPDATE t SET key = 5", "cannot store INTEGER value in BLOB column t.key",
+       SQLITE_CONSTRAINT_DATATYPE},
+      {"UPDATE t SET key = x'02' WHERE key = x'01'", "UNIQUE constraint failed: t.key",
+       SQLITE_CONSTRAINT_PRIMARYKEY},
+      {"SELECT * FROM t WHERE prefix = 'abc'",
+       "tuplekv_kv: prefix must be a BLOB, not TEXT (table t; use CAST(x AS BLOB) or tuple_pack(x))",
+       SQLITE_ERROR},
+      {"SELECT * FROM t WHERE prefix = 1",
+       "tuplekv_kv: prefix must be a BLOB, not INTEGER (table t; use CAST(x AS BLOB) or "
+       "tuple_pack(x))",
+       SQLITE_ERROR},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(db.error(c.sql), c.message) << c.sql;
+    EXPECT_EQ(db.error_code(c.sql), c.code) << c.sql;
+    EXPECT_EQ(snapshot(db), before) << c.sql;
+    // The same inside a transaction: the statement is undone, the rest stays.
+    ASSERT_TRUE(db.exec("BEGIN; INSERT INTO t VALUES (x'09', x'99')"));
+    EXPECT_EQ(db.error(c.sql), c.message) << c.sql;
+    ASSERT_TRUE(db.exec("DELETE FROM t WHERE key = x'09'; COMMIT"));
+    EXPECT_EQ(snapshot(db), before) << c.sql;
+  }
+}
+
+TEST(KvErrors, BadModuleArguments) {
+  Db db;
+  struct Case {
+    const char* args;
+    const char* message;
+  };
+  const Case cases[] = {
+      {"(x=1)", "tuplekv_kv: unknown option 'x'"},
+      {"(subspace=a, Colour=red)", "tuplekv_kv: unknown option 'Colour'"},
+      {"(key BLOB)", "tuplekv_kv: expected option=value, got 'key BLOB'"},
+      {"(=1)", "tuplekv_kv: expected option=value, got '=1'"},
+      {"(store=disk)", "tuplekv_kv: store must be sqlite or memory, not 'disk'"},
+      {"(store=memory, store=sqlite)", "tuplekv_kv: option 'store' given twice"},
+      {"(subspace='')", "tuplekv_kv: subspace must not be empty"},
+      {"(fdb_limits=maybe)",
+       "tuplekv_kv: fdb_limits must be 1 or 0 (true/false, on/off), not 'maybe'"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_EQ(db.error(std::string("CREATE VIRTUAL TABLE bad USING tuplekv_kv") + c.args),
+              c.message)
+        << c.args;
+    EXPECT_EQ(db.value("SELECT count(*) FROM sqlite_master"), "0") << c.args;
+  }
+  // The shadow table of an existing name is not clobbered.
+  ASSERT_TRUE(db.exec("CREATE TABLE clash_kv(x); INSERT INTO clash_kv VALUES (1)"));
+  EXPECT_NE(db.error("CREATE VIRTUAL TABLE clash USING tuplekv_kv").find("clash_kv"),
+            std::string::npos);
+  EXPECT_EQ(db.value("SELECT count(*) FROM clash_kv"), "1");
+}
+
+TEST_P(KvTest, FdbLimits) {
+  ASSERT_TRUE(db.exec(create_sql("f", store(), "fdb_limits=1")));
+  // pack(('f',)) is 3 bytes, so a 9997-byte key is the largest.
+  ASSERT_TRUE(db.exec("INSERT INTO f VALUES (zeroblob(9997), zeroblob(100000))"));
+  EXPECT_EQ(db.error("INSERT INTO f VALUES (zeroblob(9998), x'')"),
+            "tuplekv_kv: key of f is 10001 bytes with its prefix; fdb_limits=1 allows 10000");
+  EXPECT_EQ(db.error_code("INSERT INTO f VALUES (x'01', zeroblob(100001))"), SQLITE_TOOBIG);
+  EXPECT_EQ(db.error("UPDATE f SET value = zeroblob(100001)"),
+            "tuplekv_kv: value of f is 100001 bytes; fdb_limits=1 allows 100000");
+  EXPECT_EQ(db.rows("SELECT length(key), length(value) FROM f"), (Rows{{"9997", "100000"}}));
+  // Without the option, anything goes.
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (zeroblob(20000), zeroblob(200000))"));
+}
+
+// ---------------------------------------------------------------------------
+// Cursors and writes
+
+TEST_P(KvTest, ScanSurvivesWritesThroughAnotherStatement) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa'), (x'02', x'bb'), (x'03', x'cc'),"
+                      "(x'04', x'dd'), (x'05', x'ee')"));
+  sqlite3_stmt* scan = nullptr;
+  ASSERT_EQ(sqlite3_prepare_v2(db.handle(), "SELECT hex(key), hex(value) FROM t", -1, &scan, nullptr),
+            SQLITE_OK);
+  std::vector<std::string> seen;
+  ASSERT_EQ(sqlite3_step(scan), SQLITE_ROW);
+  seen.push_back(render_column(scan, 0));
+  ASSERT_EQ(sqlite3_step(scan), SQLITE_ROW);
+  seen.push_back(render_column(scan, 0));  // on x'02'
+  // Delete the current key and the next; change one ahead; add one ahead.
+  ASSERT_TRUE(db.exec("DELETE FROM t WHERE key IN (x'02', x'03'); UPDATE t SET value = x'00' "
+                      "WHERE key = x'05'; INSERT INTO t VALUES (x'0401', x'ff')"));
+  int rc;
+  while ((rc = sqlite3_step(scan)) == SQLITE_ROW) {
+    seen.push_back(render_column(scan, 0) + "=" + render_column(scan, 1));
+  }
+  EXPECT_EQ(rc, SQLITE_DONE);
+  sqlite3_finalize(scan);
+  EXPECT_EQ(seen, (std::vector<std::string>{"01", "02", "04=DD", "0401=FF", "05=00"}));
+}
+
+TEST_P(KvTest, StatementsThatReadAndWriteTheSameTable) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa'), (x'02', x'bb'), (x'03', x'cc')"));
+  ASSERT_TRUE(db.exec("UPDATE t SET key = CAST(key || x'00' AS BLOB) WHERE key >= x'02'"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"0200", "BB"}, {"0300", "CC"}}));
+  ASSERT_TRUE(db.exec("INSERT INTO t SELECT CAST(key || x'ff' AS BLOB), value FROM t"));
+  EXPECT_EQ(db.value("SELECT count(*) FROM t"), "6");
+  ASSERT_TRUE(db.exec("DELETE FROM t WHERE key IN (SELECT key FROM t WHERE value = x'bb')"));
+  EXPECT_EQ(snapshot(db),
+            (Rows{{"01", "AA"}, {"01FF", "AA"}, {"0300", "CC"}, {"0300FF", "CC"}}));
+  // One-pass (unique) update of the row the cursor is on.
+  ASSERT_TRUE(db.exec("UPDATE t SET key = x'09', value = x'99' WHERE key = x'01'"));
+  EXPECT_EQ(snapshot(db),
+            (Rows{{"01FF", "AA"}, {"0300", "CC"}, {"0300FF", "CC"}, {"09", "99"}}));
+}
+
+// ---------------------------------------------------------------------------
+// Schemas, rename, drop, reconnect
+
+TEST_P(KvTest, TempAndAttachedSchemas) {
+  ASSERT_TRUE(db.exec("ATTACH ':memory:' AS aux;" + create_sql("aux.t", store()) + ";" +
+                      create_sql("temp.t", store()) +
+                      ";INSERT INTO main.t VALUES (x'01', x'aa');"
+                      "INSERT INTO aux.t VALUES (x'02', x'bb');"
+                      "INSERT INTO temp.t VALUES (x'03', x'cc')"));
+  EXPECT_EQ(db.rows("SELECT hex(key) FROM main.t"), (Rows{{"01"}}));
+  EXPECT_EQ(db.rows("SELECT hex(key) FROM aux.t"), (Rows{{"02"}}));
+  EXPECT_EQ(db.rows("SELECT hex(key) FROM temp.t"), (Rows{{"03"}}));
+  EXPECT_EQ(db.rows("SELECT hex(key) FROM t"), (Rows{{"03"}}));  // temp first
+  if (!memory()) {
+    EXPECT_EQ(db.value("SELECT count(*) FROM aux.sqlite_master WHERE name = 't_kv'"), "1");
+    EXPECT_EQ(db.value("SELECT count(*) FROM temp.sqlite_master WHERE name = 't_kv'"), "1");
+  }
+  EXPECT_EQ(db.value("SELECT tuplekv_stats('aux.t')"), "{\"scans\":1,\"ranges\":1,\"rows\":1,\"writes\":1}");
+  ASSERT_TRUE(db.exec("DROP TABLE aux.t; DETACH aux"));
+}
+
+TEST_P(KvTest, RenameKeepsData) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa');" + create_sql("s", store(), "subspace=fixed") +
+                      ";INSERT INTO s VALUES (x'02', x'bb')"));
+  ASSERT_TRUE(db.exec("ALTER TABLE t RENAME TO u; ALTER TABLE s RENAME TO s2"));
+  EXPECT_EQ(snapshot(db, "u"), (Rows{{"01", "AA"}}));
+  EXPECT_EQ(snapshot(db, "s2"), (Rows{{"02", "BB"}}));
+  EXPECT_NE(db.error("SELECT * FROM t").find("no such table"), std::string::npos);
+  if (!memory()) {
+    // The default subspace follows the name; an explicit one stays.
+    EXPECT_EQ(db.value("SELECT hex(k) FROM u_kv"), "027500" "01");
+    EXPECT_EQ(db.value("SELECT hex(k) FROM s2_kv"), "0266697865640" "002");
+    EXPECT_EQ(db.value("SELECT count(*) FROM sqlite_master WHERE name IN ('t_kv', 's_kv')"), "0");
+  }
+  // Reconnecting (a fresh schema load) finds the same rows.
+  ASSERT_TRUE(db.exec("CREATE TABLE bump(x); DROP TABLE bump"));
+  ASSERT_TRUE(db.exec("ALTER TABLE u RENAME TO v"));
+  EXPECT_EQ(snapshot(db, "v"), (Rows{{"01", "AA"}}));
+  ASSERT_TRUE(db.exec("INSERT INTO v VALUES (x'03', x'cc')"));
+  EXPECT_EQ(snapshot(db, "v"), (Rows{{"01", "AA"}, {"03", "CC"}}));
+}
+
+TEST_P(KvTest, DropRemovesDataAndRollbackRestoresIt) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa')"));
+  ASSERT_TRUE(db.exec("BEGIN; DROP TABLE t; ROLLBACK"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}}));
+  ASSERT_TRUE(db.exec("BEGIN; ALTER TABLE t RENAME TO r; ROLLBACK"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}}));
+  ASSERT_TRUE(db.exec("DROP TABLE t"));
+  if (!memory()) {
+    EXPECT_EQ(db.value("SELECT count(*) FROM sqlite_master"), "0");
+  }
+  ASSERT_TRUE(db.exec(create_sql("t", store())));
+  EXPECT_EQ(snapshot(db), Rows{});
+}
+
+TEST_P(KvTest, MemoryDataSurvivesReregistration) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa')"));
+  ASSERT_EQ(tuplekv_register(db.handle()), SQLITE_OK);
+  ASSERT_TRUE(db.exec("ALTER TABLE t RENAME TO t2; ALTER TABLE t2 RENAME TO t"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}}));
+}
+
+TEST(KvMemory, IsPerConnection) {
+  const std::string path = ::testing::TempDir() + "kv_memory_per_connection.db";
+  std::remove(path.c_str());
+  {
+    Db a(path);
+    ASSERT_TRUE(a.exec("CREATE VIRTUAL TABLE m USING tuplekv_kv(store=memory);"
+                       "CREATE VIRTUAL TABLE d USING tuplekv_kv;"
+                       "INSERT INTO m VALUES (x'01', x'aa'); INSERT INTO d VALUES (x'01', x'aa')"));
+    Db b(path);
+    EXPECT_EQ(b.value("SELECT count(*) FROM m"), "0");
+    EXPECT_EQ(b.value("SELECT count(*) FROM d"), "1");
+  }
+  Db c(path);
+  EXPECT_EQ(c.value("SELECT count(*) FROM m"), "0");
+  EXPECT_EQ(c.value("SELECT count(*) FROM d"), "1");
+  std::remove(path.c_str());
+}
+
+TEST(KvDefensive, ShadowTableIsReadOnlyToSql) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE t USING tuplekv_kv; INSERT INTO t VALUES (x'01', x'aa')"));
+  int on = 0;
+  ASSERT_EQ(sqlite3_db_config(db.handle(), SQLITE_DBCONFIG_DEFENSIVE, 1, &on), SQLITE_OK);
+  EXPECT_EQ(on, 1);
+  EXPECT_EQ(db.error("DELETE FROM t_kv"), "table t_kv may not be modified");
+  EXPECT_EQ(db.error("INSERT INTO t_kv VALUES (x'00', x'00')"), "table t_kv may not be modified");
+  EXPECT_EQ(db.value("SELECT count(*) FROM t_kv"), "1");
+  // Through the virtual table everything still works.
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'02', x'bb'); UPDATE t SET key = x'03' WHERE key = x'01';"
+                      "DELETE FROM t WHERE key = x'02'"));
+  EXPECT_EQ(snapshot(db), (Rows{{"03", "AA"}}));
+  ASSERT_TRUE(db.exec("ALTER TABLE t RENAME TO u; DROP TABLE u"));
+}
+
+TEST(KvCorruption, DamagedShadowRowsAreReportedNotReturned) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE t USING tuplekv_kv; INSERT INTO t VALUES (x'01', x'aa')"));
+  // A key outside the subspace, written behind the module's back.
+  ASSERT_TRUE(db.exec("INSERT INTO t_kv VALUES (x'ff', x'00')"));
+  EXPECT_EQ(db.error("SELECT count(*) FROM t"),
+            "tuplekv_kv: corrupt store of t: key x'ff' is outside its subspace");
+  EXPECT_EQ(db.error_code("SELECT * FROM t ORDER BY key DESC"), SQLITE_CORRUPT_VTAB);
+  // Ranges with an end bound never reach it.
+  EXPECT_EQ(db.rows("SELECT hex(key), hex(value) FROM t WHERE key < x'02'"), (Rows{{"01", "AA"}}));
+  ASSERT_TRUE(db.exec("DELETE FROM t_kv WHERE k = x'ff'"));
+  // A value that is not a BLOB.
+  ASSERT_TRUE(db.exec("UPDATE t_kv SET v = 'text'"));
+  EXPECT_EQ(db.error_code("SELECT * FROM t"), SQLITE_CORRUPT_VTAB);
+  EXPECT_EQ(db.error_code("SELECT value FROM t WHERE key = x'01'"), SQLITE_CORRUPT_VTAB);
+  ASSERT_TRUE(db.exec("UPDATE t_kv SET v = x'bb'"));
+  EXPECT_EQ(db.rows("SELECT hex(key), hex(value) FROM t"), (Rows{{"01", "BB"}}));
+}
+
+TEST_P(KvTest, WorksInViewsAndTriggers) {
+  ASSERT_TRUE(db.exec("CREATE TABLE log(k BLOB, v BLOB);"
+                      "CREATE TRIGGER mirror AFTER INSERT ON log BEGIN "
+                      "  INSERT OR REPLACE INTO t VALUES (new.k, new.v); END;"
+                      "CREATE VIEW tv AS SELECT hex(key) AS k, hex(value) AS v FROM t;"
+                      "INSERT INTO log VALUES (x'01', x'aa'), (x'01', x'bb'), (x'02', x'cc')"));
+  EXPECT_EQ(db.rows("SELECT * FROM tv ORDER BY k"), (Rows{{"01", "BB"}, {"02", "CC"}}));
+}
+
+TEST(KvStats, CountsAndResets) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE t USING tuplekv_kv;"
+                      "INSERT INTO t VALUES (x'01', x'aa'), (x'02', x'bb')"));
+  EXPECT_EQ(db.value("SELECT tuplekv_stats('t', 'reset')"),
+            "{\"scans\":0,\"ranges\":0,\"rows\":0,\"writes\":2}");
+  EXPECT_EQ(db.value("SELECT count(*) FROM t"), "2");
+  EXPECT_EQ(db.value("SELECT tuplekv_stats('main.T')"),
+            "{\"scans\":1,\"ranges\":1,\"rows\":2,\"writes\":0}");
+  EXPECT_EQ(db.error("SELECT tuplekv_stats('nope')"),
+            "tuplekv_stats: no tuplekv table 'nope' is open on this connection");
+  EXPECT_EQ(db.error("SELECT tuplekv_stats('t', 'zero')"), "tuplekv_stats: argument 2 must be 'reset'");
+  EXPECT_EQ(db.error("SELECT tuplekv_stats(1)"), "tuplekv_stats: argument 1 must be a table name");
+}
+
+// ---------------------------------------------------------------------------
+// The real module in Debian's sqlite3 shell
+
+std::string run_shell(const std::string& script) {
+  const std::string path = ::testing::TempDir() + "kv_shell_script.sql";
+  FILE* f = std::fopen(path.c_str(), "w");
+  if (f == nullptr) return "cannot write script";
+  std::fputs(script.c_str(), f);
+  std::fclose(f);
+  std::string env;
+#if defined(__SANITIZE_ADDRESS__)
+  // A sanitized module in the (unsanitized) shell needs the runtimes first.
+  env = "LD_PRELOAD=\"$(gcc -print-file-name=libasan.so) $(gcc -print-file-name=libubsan.so)\" "
+        "ASAN_OPTIONS=detect_leaks=0 ";
+#endif
+  const std::string cmd = env + "sqlite3 -bail :memory: < '" + path + "' 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (p == nullptr) return "cannot run sqlite3";
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+  pclose(p);
+  std::remove(path.c_str());
+  return out;
+}
+
+TEST(KvShell, LoadsAndRunsInTheSqlite3Shell) {
+  if (std::system("sqlite3 -version > /dev/null 2>&1") != 0) GTEST_SKIP() << "no sqlite3 shell";
+  const std::string out = run_shell(std::string(".load ") + TUPLEKV_EXTENSION_PATH + R"(
+CREATE VIRTUAL TABLE users USING tuplekv_kv;
+INSERT INTO users VALUES (tuple_pack('CA', 'Alameda', 42), x'01'),
+                         (tuple_pack('CA', 'Fresno', 7), x'02'),
+                         (tuple_pack('NY', 'Albany', 1), x'03');
+SELECT tuple_repr(key), hex(value) FROM users WHERE prefix = tuple_pack('CA');
+EXPLAIN QUERY PLAN SELECT * FROM users WHERE prefix = tuple_pack('CA');
+BEGIN; DELETE FROM users; ROLLBACK;
+SELECT count(*) FROM users;
+INSERT INTO users VALUES (tuple_pack('NY', 'Albany', 1), x'04');
+)");
+  EXPECT_EQ(out,
+            "('CA', 'Alameda', 42)|01\n"
+            "('CA', 'Fresno', 7)|02\n"
+            "QUERY PLAN\n"
+            "`--SCAN users VIRTUAL TABLE INDEX 0:range prefix=?1\n"
+            "3\n"
+            "Runtime error near line 10: UNIQUE constraint failed: users.key (19)\n");
+}
+
+}  // namespace
+}  // namespace tuplekv::testing
