@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -76,6 +77,9 @@ struct PlanCase {
   bool order_consumed;
   bool unique;
 };
+
+// gtest would otherwise print the case as raw bytes in every test name.
+void PrintTo(const PlanCase& c, std::ostream* os) { *os << c.name; }
 
 class PlanCaseTest : public ::testing::TestWithParam<PlanCase> {};
 
@@ -344,6 +348,8 @@ struct RangeCase {
   std::vector<FilterArg> args;  // in the plan's argv order
   const char* ranges;
 };
+
+void PrintTo(const RangeCase& c, std::ostream* os) { *os << c.name; }
 
 class RangeCaseTest : public ::testing::TestWithParam<RangeCase> {};
 
