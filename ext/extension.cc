@@ -18,6 +18,8 @@ constexpr Registrar kRegistrars[] = {
     register_functions,
     register_tuple_each,
     register_kv_module,
+    register_cells_module,
+    register_multimap_module,
 };
 
 int register_all(sqlite3* db, char** err) {

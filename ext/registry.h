@@ -13,6 +13,8 @@ namespace tuplekv::ext {
 int register_functions(sqlite3* db, char** err);     // functions.cc
 int register_tuple_each(sqlite3* db, char** err);    // tuple_each_vtab.cc
 int register_kv_module(sqlite3* db, char** err);     // kv_vtab.cc
+int register_cells_module(sqlite3* db, char** err);  // cells_vtab.cc
+int register_multimap_module(sqlite3* db, char** err);  // multimap_vtab.cc
 
 }  // namespace tuplekv::ext
 

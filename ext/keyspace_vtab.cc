@@ -1,0 +1,845 @@
+// PairTable: the shared table, cursor and sqlite3_module of tuplekv_cells
+// and tuplekv_multimap (contract in keyspace_vtab.h).
+//
+// PLAN CONTRACT
+//   idxNum  bit 0: the key order scanned (0: (a, b); 1: (b, a))
+//           bit 1: the statement never reads the value column (keys only)
+//   idxStr  the plan text of core/plan.h for that order's positions, e.g.
+//           `point row=?1 AND col=?2` or `range col=?1`; argv in its order.
+// The order is the one whose first position has a usable = or IN (a whole
+// row or column is then one prefix range), else a usable range, else 0.
+#include "ext/keyspace_vtab.h"
+
+#include <cctype>
+#include <cstring>
+#include <string_view>
+#include <string>
+#include <utility>
+
+#include "core/model/sql_any.h"
+#include "core/subspace.h"
+#include "core/tuple.h"
+#include "ext/errors.h"
+#include "ext/values.h"
+
+namespace tuplekv::ext {
+
+namespace {
+
+constexpr int kIdxOrderMask = 1;
+constexpr int kIdxKeysOnly = 2;
+constexpr size_t kMaxSpareCursors = 4;
+
+const char* storage_name(int type) { return storage_class_name(type); }
+
+BytesView blob_view(sqlite3_value* v) {
+  const void* p = sqlite3_value_blob(v);
+  const int n = sqlite3_value_bytes(v);
+  return p == nullptr ? BytesView() : BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
+}
+
+// SQL value -> packed element, for ANY columns (a BLOB is always bytes).
+Status encode_any(sqlite3_value* v, Bytes* out) {
+  TupleValue e;
+  TUPLEKV_RETURN_IF_ERROR(value_to_element(v, false, &e));
+  out->clear();
+  return pack_element(e, out);
+}
+
+// Argument values of a plan on ANY positions (see keyspace_vtab.h).
+class AnyValueReader final : public FilterValueReader {
+ public:
+  Status read(const PlanTerm& term, sqlite3_value* v, FilterValue* out) override {
+    const int type = sqlite3_value_type(v);
+    if (type == SQLITE_NULL) {
+      out->kind = FilterValue::Kind::kNull;  // every comparison with NULL is false
+      return Status::OK();
+    }
+    switch (term.op) {
+      case PlanOp::kEq:
+      case PlanOp::kIn:
+        out->kind = FilterValue::Kind::kBytes;
+        // TEXT that is not UTF-8 can never have been stored: match nothing.
+        if (!encode_any(v, &out->bytes).ok()) out->kind = FilterValue::Kind::kNull;
+        return Status::OK();
+      case PlanOp::kGt:
+      case PlanOp::kGe:
+        // Only BLOBs sort above a BLOB in SQLite, and BLOBs are the first
+        // tuple type class: the bound is exact within them, and the rest
+        // of the range (strings, numbers) is a harmless superset. Any
+        // other lower bound admits TEXT and BLOB values, which sort before
+        // numbers in tuple order: no narrowing.
+        if (type == SQLITE_BLOB) {
+          out->kind = FilterValue::Kind::kBytes;
+          return encode_any(v, &out->bytes);
+        }
+        out->kind = FilterValue::Kind::kBelowAll;
+        return Status::OK();
+      default:
+        // Upper bounds always admit numbers (the last tuple classes).
+        out->kind = FilterValue::Kind::kAboveAll;
+        return Status::OK();
+    }
+  }
+};
+
+}  // namespace
+
+Status take_keyspace_options(const std::string& module, const std::string& table,
+                             std::vector<ModuleOption>* opts, KeyspaceOptions* out) {
+  out->subspace = table;
+  std::vector<ModuleOption> rest;
+  for (ModuleOption& o : *opts) {
+    if (o.name == "subspace") {
+      if (o.value.empty()) return Status::InvalidArgument(module + ": subspace must not be empty");
+      out->subspace = o.value;
+      out->subspace_given = true;
+    } else if (o.name == "store") {
+      if (sqlite3_stricmp(o.value.c_str(), "memory") == 0) {
+        out->memory = true;
+      } else if (sqlite3_stricmp(o.value.c_str(), "sqlite") == 0) {
+        out->memory = false;
+      } else {
+        return Status::InvalidArgument(module + ": store must be sqlite or memory, not '" +
+                                       o.value + "'");
+      }
+    } else {
+      rest.push_back(std::move(o));
+    }
+  }
+  opts->swap(rest);
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------
+// The cursor
+
+struct PairCursor : sqlite3_vtab_cursor {
+  PairCursor() : sqlite3_vtab_cursor{} {}
+  PairTable* table() const { return static_cast<PairTable*>(pVtab); }
+
+  Status filter(int idx_num, const char* idx_str, int argc, sqlite3_value** argv);
+  Status next();
+  bool eof() const { return eof_; }
+  int column(sqlite3_context* ctx, int i);
+  void recycle() {
+    scan_.reset();
+    eof_ = true;
+  }
+
+ private:
+  Status expand_equal_args();
+  Status open_range();  // the first entry at or after range_, or eof
+  Status advance();     // the entry after the current one
+  // The store's current pair: split it; *entry false to skip it.
+  Status on_pair(bool* entry);
+
+  int order_ = 0;
+  std::shared_ptr<const Plan> plan_;
+  std::string plan_text_;
+  std::vector<FilterArg> args_;
+  std::vector<Bytes> variants_;
+  RangeBuilder builder_;
+  ScanSpec spec_;
+  std::unique_ptr<Cursor> scan_;
+  ScanOptions scan_options_;
+  size_t range_ = 0;
+  bool eof_ = true;
+  bool point_ = false;
+  bool limited_ = false;
+  uint64_t remaining_ = 0;
+  Bytes point_key_;
+  Bytes point_value_;
+  Bytes raw_buf_;
+  BytesView a_, b_;  // packed elements of the current key
+};
+
+Status PairCursor::expand_equal_args() {
+  // One SQL value may have several encodings (2 and 2.0): look up each.
+  for (size_t k = 0; k < plan_->terms.size(); ++k) {
+    const PlanOp op = plan_->terms[k].op;
+    if (op != PlanOp::kEq && op != PlanOp::kIn) continue;
+    FilterArg& a = args_[k];
+    const size_t n = a.count;
+    for (size_t i = 0; i < n; ++i) {
+      if (a.values[i].kind != FilterValue::Kind::kBytes) continue;
+      const uint8_t code = a.values[i].bytes.empty() ? 0 : static_cast<uint8_t>(a.values[i].bytes[0]);
+      const bool number = (code >= 0x0b && code <= 0x1d) || code == 0x21;
+      if (!number) continue;
+      TUPLEKV_RETURN_IF_ERROR(model::sql_equal_variants_packed(a.values[i].bytes, &variants_));
+      for (size_t j = 1; j < variants_.size(); ++j) {
+        const size_t m = a.count + 1;
+        FilterValue& extra = a.resize(m)[m - 1];
+        extra.kind = FilterValue::Kind::kBytes;
+        extra.bytes.assign(variants_[j]);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status PairCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_value** argv) {
+  PairTable* t = table();
+  ++t->stats->scans;
+  eof_ = true;
+  order_ = idx_num & kIdxOrderMask;
+  if (order_ >= static_cast<int>(t->plans.size())) {
+    return Status::Internal("tuplekv internal error: key order " + std::to_string(order_));
+  }
+  if (idx_str == nullptr) idx_str = "";
+  // The plan text names the positions, which differ by order: key the
+  // cached plan by both.
+  std::string text = std::to_string(order_) + idx_str;
+  if (plan_ == nullptr || plan_text_ != text) {
+    TUPLEKV_ASSIGN_OR_RETURN(plan_, t->plans[static_cast<size_t>(order_)]->get(idx_str));
+    plan_text_ = std::move(text);
+  }
+  AnyValueReader reader;
+  TUPLEKV_RETURN_IF_ERROR(read_filter_args(*plan_, argc, argv, &reader, &args_));
+  TUPLEKV_RETURN_IF_ERROR(expand_equal_args());
+  const IndexShape& shape = t->shapes[static_cast<size_t>(order_)];
+  TUPLEKV_RETURN_IF_ERROR(builder_.build(*plan_, shape.columns,
+                                         t->spec.model->order_prefix(order_), args_.data(),
+                                         plan_->terms.size(), &spec_));
+  point_ = spec_.point;
+  limited_ = spec_.has_limit;
+  remaining_ = spec_.limit;
+  if (limited_ && remaining_ == 0) return Status::OK();
+  ScanOptions options;
+  options.reverse = spec_.reverse;
+  options.keys_only = (idx_num & kIdxKeysOnly) != 0;
+  // No store-level limit: entries of another kind may share a range, so
+  // LIMIT/OFFSET count entries here instead.
+  if (scan_ != nullptr && (options.reverse != scan_options_.reverse ||
+                           options.keys_only != scan_options_.keys_only)) {
+    scan_.reset();
+  }
+  scan_options_ = options;
+  range_ = 0;
+  eof_ = false;
+  TUPLEKV_RETURN_IF_ERROR(open_range());
+  for (uint64_t skip = spec_.offset; skip > 0 && !eof_; --skip) TUPLEKV_RETURN_IF_ERROR(advance());
+  return Status::OK();
+}
+
+Status PairCursor::on_pair(bool* entry) {
+  PairTable* t = table();
+  ++t->stats->rows;
+  const BytesView key = point_ ? BytesView(point_key_) : scan_->key();
+  return t->spec.model->split(order_, key, &a_, &b_, entry);
+}
+
+Status PairCursor::open_range() {
+  PairTable* t = table();
+  const size_t n = spec_.size();
+  for (; range_ < n; ++range_) {
+    const KeyRange& r = spec_[spec_.reverse ? n - 1 - range_ : range_];
+    ++t->stats->ranges;
+    bool entry = false;
+    if (point_) {
+      bool found = false;
+      TUPLEKV_RETURN_IF_ERROR(t->store->get(r.begin, &point_value_, &found));
+      if (!found) continue;
+      point_key_.assign(r.begin);
+      TUPLEKV_RETURN_IF_ERROR(on_pair(&entry));
+      if (entry) return Status::OK();
+      continue;
+    }
+    if (scan_ == nullptr) {
+      TUPLEKV_ASSIGN_OR_RETURN(scan_, t->store->scan(r, scan_options_));
+    } else {
+      TUPLEKV_RETURN_IF_ERROR(scan_->rescan(r));
+    }
+    for (; scan_->valid(); scan_->next()) {
+      TUPLEKV_RETURN_IF_ERROR(on_pair(&entry));
+      if (entry) return Status::OK();
+    }
+    TUPLEKV_RETURN_IF_ERROR(scan_->status());
+  }
+  eof_ = true;
+  return Status::OK();
+}
+
+Status PairCursor::advance() {
+  if (!point_) {
+    for (scan_->next(); scan_->valid(); scan_->next()) {
+      bool entry = false;
+      TUPLEKV_RETURN_IF_ERROR(on_pair(&entry));
+      if (entry) return Status::OK();
+    }
+    TUPLEKV_RETURN_IF_ERROR(scan_->status());
+  }
+  ++range_;
+  return open_range();
+}
+
+Status PairCursor::next() {
+  if (eof_) return Status::OK();
+  if (limited_ && --remaining_ == 0) {
+    eof_ = true;
+    return Status::OK();
+  }
+  return advance();
+}
+
+int PairCursor::column(sqlite3_context* ctx, int i) {
+  PairTable* t = table();
+  Status s;
+  if (i == 0 || i == 1) {
+    // An UPDATE that keeps this column reads the old one from `raw`.
+    if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
+    BytesView in = i == 0 ? a_ : b_;
+    TupleValue v;
+    s = decode_element(&in, &v);
+    if (s.ok()) s = result_element(ctx, v);
+  } else if (i == t->value_column()) {
+    if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
+    BytesView stored;
+    if (point_) {
+      stored = point_value_;
+    } else if (!scan_options_.keys_only) {
+      stored = scan_->value();
+    } else {
+      // The plan said the value is not read; fetch it anyway.
+      bool found = false;
+      s = t->spec.model->get(a_, b_, &point_value_, &found);
+      stored = point_value_;
+    }
+    TupleValue v;
+    if (s.ok()) {
+      BytesView element = stored;
+      s = decode_element(&element, &v);
+      if (s.ok() && !element.empty()) s = Status::Corruption("tuple: bytes after the value");
+    }
+    if (s.ok()) s = result_element(ctx, v);
+  } else if (i == t->raw_column()) {
+    t->spec.model->raw_key(a_, b_, &raw_buf_);
+    result_blob(ctx, raw_buf_);
+  } else {
+    s = Status::Internal("tuplekv internal error: column " + std::to_string(i));
+  }
+  if (!s.ok()) {
+    const Status ctx_s = s.code() == StatusCode::kCorruption
+                             ? s.with_context(t->module + ": corrupt store of " + t->name)
+                             : s;
+    set_result_error(ctx, ctx_s);
+    return sqlite_code(ctx_s);
+  }
+  return SQLITE_OK;
+}
+
+PairTable::~PairTable() {
+  for (PairCursor* c : spare_cursors) delete c;
+}
+
+// ---------------------------------------------------------------------------
+// The table
+
+Status PairTable::open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& reg,
+                       PairOpenFn open_fn, const std::string& module_name, int argc,
+                       const char* const* argv, bool create) {
+  module = module_name;
+  db = d;
+  registry = reg;
+  schema = argv[1];
+  name = argv[2];
+  // Arguments without '=' are the module's positional ones (column names).
+  std::vector<const char*> option_args;
+  std::vector<std::string> positional;
+  for (int i = 3; i < argc; ++i) {
+    if (std::strchr(argv[i], '=') != nullptr) {
+      option_args.push_back(argv[i]);
+    } else {
+      std::string_view a = argv[i];
+      while (!a.empty() && std::isspace(static_cast<unsigned char>(a.front()))) a.remove_prefix(1);
+      while (!a.empty() && std::isspace(static_cast<unsigned char>(a.back()))) a.remove_suffix(1);
+      positional.emplace_back(a);
+    }
+  }
+  std::vector<ModuleOption> opts;
+  TUPLEKV_RETURN_IF_ERROR(parse_module_options(module, static_cast<int>(option_args.size()),
+                                               option_args.data(), &opts));
+  TUPLEKV_RETURN_IF_ERROR(take_keyspace_options(module, name, &opts, &options));
+  Result<Subspace> sub = Subspace::make({TupleValue::string(options.subspace)});
+  if (!sub.ok()) {
+    return Status::InvalidArgument(module + ": subspace '" + options.subspace +
+                                   "' is not valid UTF-8");
+  }
+  prefix = sub->key();
+  // Checked before anything is created, so a bad option leaves no shadow table.
+  TUPLEKV_RETURN_IF_ERROR(open_fn(positional, opts, prefix, &spec));
+
+  std::string decl = "CREATE TABLE x(\"" + spec.a_name + "\", \"" + spec.b_name + "\"";
+  if (!spec.value_name.empty()) decl += ", \"" + spec.value_name + "\"";
+  decl += ", raw HIDDEN, PRIMARY KEY(raw)) WITHOUT ROWID";
+  int rc = sqlite3_declare_vtab(db, decl.c_str());
+  if (rc != SQLITE_OK) {
+    return Status::Native(StatusCode::kInternal, rc, module + ": cannot declare the table");
+  }
+  sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+
+  registry->sweep();
+  if (options.memory) {
+    ConnectionRegistry::MemoryTable m = create ? registry->create_memory(schema, name, prefix)
+                                               : registry->connect_memory(schema, name, prefix);
+    store = std::move(m.store);
+    if (m.prefix != prefix) {
+      prefix = std::move(m.prefix);
+      TUPLEKV_RETURN_IF_ERROR(spec.model->rebind(prefix));
+    }
+  } else {
+    if (create) TUPLEKV_RETURN_IF_ERROR(SqliteStore::create_table(db, schema, name));
+    TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> s, SqliteStore::open(db, schema, name));
+    sqlite_store = s.get();
+    store = std::shared_ptr<OrderedStore>(std::move(s));
+  }
+  spec.model->attach(store.get());
+  if (create) registry->drop_stats(schema, name);
+  stats = registry->stats(schema, name);
+
+  const int ncols = raw_column() + 1;
+  for (int order = 0; order < spec.model->order_count(); ++order) {
+    const bool swapped = spec.model->order_swapped(order);
+    IndexShape shape;
+    for (int pos = 0; pos < 2; ++pos) {
+      PlanColumn c;
+      c.name = (pos == 0) != swapped ? spec.a_name : spec.b_name;
+      c.encoding = KeyEncoding::kElement;
+      c.exact = false;     // ANY: tuple order and equality are not SQLite's
+      c.patterns = false;  // LIKE also matches BLOBs and numbers, outside one type code
+      shape.columns.push_back(c);
+    }
+    shape.key_position.assign(static_cast<size_t>(ncols), -1);
+    shape.key_position[0] = swapped ? 1 : 0;
+    shape.key_position[1] = swapped ? 0 : 1;
+    shape.prefix_of.assign(static_cast<size_t>(ncols), -1);
+    shape.blob_only = {false, false};
+    shape.unique = true;
+    plans.push_back(std::make_unique<PlanCache>(shape.columns));
+    shapes.push_back(std::move(shape));
+  }
+  return Status::OK();
+}
+
+Status PairTable::destroy() {
+  if (options.memory) {
+    registry->drop_memory(schema, name);
+  } else {
+    TUPLEKV_RETURN_IF_ERROR(SqliteStore::drop_table(db, schema, name));
+    sqlite_store = nullptr;
+    store.reset();
+  }
+  registry->drop_stats(schema, name);
+  return Status::OK();
+}
+
+Status PairTable::rename(const std::string& to) {
+  if (options.memory) {
+    registry->rename_memory(schema, name, to);
+  } else {
+    TUPLEKV_RETURN_IF_ERROR(SqliteStore::rename_table(db, schema, name, to));
+    TUPLEKV_RETURN_IF_ERROR(sqlite_store->renamed(to));
+  }
+  registry->rename_stats(schema, name, to);
+  name = to;
+  // As tuplekv_kv: without subspace= the keys live under the table name.
+  if (!options.subspace_given && !options.memory) {
+    Result<Subspace> sub = Subspace::make({TupleValue::string(to)});
+    if (!sub.ok()) return Status::InvalidArgument(module + ": table name is not valid UTF-8");
+    const Bytes to_prefix = sub->key();
+    // Tuple encodings are prefix-free: the old and new ranges are
+    // disjoint, so the scan never meets a key it wrote.
+    const KeyRange all{prefix, *strinc(prefix)};
+    {
+      TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c, store->scan(all, ScanOptions()));
+      Bytes k;
+      for (; c->valid(); c->next()) {
+        k.assign(to_prefix);
+        k.append(c->key().substr(prefix.size()));
+        TUPLEKV_RETURN_IF_ERROR(store->set(k, c->value()));
+      }
+      TUPLEKV_RETURN_IF_ERROR(c->status());
+    }
+    TUPLEKV_RETURN_IF_ERROR(store->clear_range(all.begin, all.end));
+    prefix = to_prefix;
+    options.subspace = to;
+    TUPLEKV_RETURN_IF_ERROR(spec.model->rebind(prefix));
+  }
+  return Status::OK();
+}
+
+bool PairTable::encode_key_column(sqlite3_value* v, int i, int on_conflict, Bytes* out, int* rc) {
+  const int type = sqlite3_value_type(v);
+  if (type == SQLITE_NULL) {
+    *rc = fail(Status::Constraint(ConstraintKind::kNotNull,
+                                  "NOT NULL constraint failed: " + name + "." + column_name(i)));
+    return false;
+  }
+  const Status s = encode_any(v, out);
+  if (!s.ok()) {
+    *rc = fail(Status::InvalidArgument(module + ": " + std::string(storage_name(type)) +
+                                       " value for " + name + "." + column_name(i) + ": " +
+                                       std::string(core_detail(s))));
+    if (on_conflict == SQLITE_IGNORE) *rc = SQLITE_MISMATCH;
+    return false;
+  }
+  return true;
+}
+
+bool PairTable::encode_value_column(sqlite3_value* v, Bytes* out, int* rc) {
+  const Status s = encode_any(v, out);
+  if (!s.ok()) {
+    *rc = fail(Status::InvalidArgument(module + ": value for " + name + "." + spec.value_name +
+                                       ": " + std::string(core_detail(s))));
+    return false;
+  }
+  return true;
+}
+
+int PairTable::duplicate(int on_conflict) {
+  if (on_conflict == SQLITE_IGNORE) return SQLITE_CONSTRAINT;  // SQLite skips the row
+  return fail(Status::Constraint(ConstraintKind::kPrimaryKey,
+                                 "UNIQUE constraint failed: " + name + "." + spec.a_name + ", " +
+                                     name + "." + spec.b_name));
+}
+
+int PairTable::update(int argc, sqlite3_value** argv) {
+  PairModel* m = spec.model.get();
+  int rc = SQLITE_OK;
+  if (argc == 1) {  // DELETE: argv[0] is `raw`
+    if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) return SQLITE_OK;
+    BytesView a, b;
+    Status s = m->split_any(blob_view(argv[0]), &a, &b);
+    if (s.ok()) {
+      old_a.assign(a);
+      old_b.assign(b);
+      s = m->erase(old_a, old_b);
+    }
+    if (!s.ok()) return fail(s);
+    ++stats->writes;
+    return SQLITE_OK;
+  }
+  const int ncols = raw_column() + 1;
+  if (argc != 2 + ncols) {
+    return fail(Status::Internal("tuplekv internal error: xUpdate with " + std::to_string(argc) +
+                                 " arguments"));
+  }
+  const int on_conflict = sqlite3_vtab_on_conflict(db);
+  sqlite3_value** cols = argv + 2;
+  const int vc = value_column();
+
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {  // INSERT
+    if (sqlite3_value_type(cols[raw_column()]) != SQLITE_NULL) {
+      return fail(Status::InvalidArgument(module + ": raw is the stored key of " + name +
+                                          ", it cannot be written"));
+    }
+    if (!encode_key_column(cols[0], 0, on_conflict, &a_buf, &rc)) return rc;
+    if (!encode_key_column(cols[1], 1, on_conflict, &b_buf, &rc)) return rc;
+    value_buf.clear();
+    if (vc >= 0 && !encode_value_column(cols[vc], &value_buf, &rc)) return rc;
+    bool found = false;
+    Status s = m->find_sql_equal(a_buf, b_buf, &found, &found_a, &found_b);
+    if (!s.ok()) return fail(s);
+    if (found) {
+      if (on_conflict != SQLITE_REPLACE) return duplicate(on_conflict);
+      s = m->erase(found_a, found_b);
+      if (!s.ok()) return fail(s);
+      ++stats->writes;
+    }
+    s = m->put(a_buf, b_buf, value_buf);
+    if (!s.ok()) return fail(s);
+    ++stats->writes;
+    return SQLITE_OK;
+  }
+
+  // UPDATE: argv[0] is the old `raw`; unassigned columns arrive unchanged.
+  if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) return SQLITE_OK;
+  {
+    BytesView a, b;
+    const Status s = m->split_any(blob_view(argv[0]), &a, &b);
+    if (!s.ok()) return fail(s);
+    old_a.assign(a);
+    old_b.assign(b);
+  }
+  // The row may be gone: an earlier row of this statement replaced it.
+  bool exists = false;
+  Status s = m->get(old_a, old_b, &old_value, &exists);
+  if (!s.ok()) return fail(s);
+  if (!exists) return SQLITE_OK;
+  const bool a_given = !sqlite3_value_nochange(cols[0]);
+  const bool b_given = !sqlite3_value_nochange(cols[1]);
+  const bool v_given = vc >= 0 && !sqlite3_value_nochange(cols[vc]);
+  if (a_given) {
+    if (!encode_key_column(cols[0], 0, on_conflict, &a_buf, &rc)) return rc;
+  } else {
+    a_buf = old_a;
+  }
+  if (b_given) {
+    if (!encode_key_column(cols[1], 1, on_conflict, &b_buf, &rc)) return rc;
+  } else {
+    b_buf = old_b;
+  }
+  if (v_given) {
+    if (!encode_value_column(cols[vc], &value_buf, &rc)) return rc;
+  } else {
+    value_buf = old_value;
+  }
+  if (a_buf == old_a && b_buf == old_b) {
+    if (!v_given || value_buf == old_value) return SQLITE_OK;
+    s = m->put(a_buf, b_buf, value_buf);
+    if (!s.ok()) return fail(s);
+    ++stats->writes;
+    return SQLITE_OK;
+  }
+  bool found = false;
+  s = m->find_sql_equal(a_buf, b_buf, &found, &found_a, &found_b);
+  if (!s.ok()) return fail(s);
+  // The pair SQLite calls equal may be this row itself (2 -> 2.0).
+  if (found && !(found_a == old_a && found_b == old_b)) {
+    if (on_conflict != SQLITE_REPLACE) return duplicate(on_conflict);
+    s = m->erase(found_a, found_b);
+    if (!s.ok()) return fail(s);
+    ++stats->writes;
+  }
+  s = m->erase(old_a, old_b);
+  if (s.ok()) s = m->put(a_buf, b_buf, value_buf);
+  if (!s.ok()) return fail(s);
+  stats->writes += 2;
+  return SQLITE_OK;
+}
+
+// ---------------------------------------------------------------------------
+// sqlite3_module slots
+
+namespace {
+
+struct ModuleData {
+  std::string name;
+  PairOpenFn open_fn;
+  std::shared_ptr<ConnectionRegistry> registry;
+};
+
+PairTable* as_table(sqlite3_vtab* v) { return static_cast<PairTable*>(v); }
+PairCursor* as_cursor(sqlite3_vtab_cursor* c) { return static_cast<PairCursor*>(c); }
+
+int pair_init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
+              char** err, bool create) {
+  return guard_create(err, [&] {
+    const auto* data = static_cast<const ModuleData*>(aux);
+    auto table = std::make_unique<PairTable>();
+    const Status s = table->open(db, data->registry, data->open_fn, data->name, argc, argv, create);
+    if (!s.ok()) return set_create_error(err, s);
+    *out = table.release();
+    return SQLITE_OK;
+  });
+}
+
+int pair_create(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
+                char** err) noexcept {
+  return pair_init(db, aux, argc, argv, out, err, true);
+}
+
+int pair_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
+                 char** err) noexcept {
+  return pair_init(db, aux, argc, argv, out, err, false);
+}
+
+// 0: no usable constraint on the column; 1: a range; 2: = or IN.
+int strength(const sqlite3_index_info* info, int column) {
+  int best = 0;
+  for (int i = 0; i < info->nConstraint; ++i) {
+    const auto& c = info->aConstraint[i];
+    if (c.iColumn != column || !c.usable) continue;
+    switch (c.op) {
+      case SQLITE_INDEX_CONSTRAINT_EQ:
+      case SQLITE_INDEX_CONSTRAINT_IS:
+        best = 2;
+        break;
+      case SQLITE_INDEX_CONSTRAINT_GT:
+      case SQLITE_INDEX_CONSTRAINT_GE:
+      case SQLITE_INDEX_CONSTRAINT_LT:
+      case SQLITE_INDEX_CONSTRAINT_LE:
+        if (best < 1) best = 1;
+        break;
+      default:
+        break;
+    }
+  }
+  return best;
+}
+
+int pair_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) noexcept {
+  return guard_vtab(vtab, [&] {
+    PairTable* t = as_table(vtab);
+    // The order whose leading column is constrained best (the first on a tie).
+    int order = 0;
+    int best = -1;
+    for (int o = 0; o < static_cast<int>(t->shapes.size()); ++o) {
+      const int lead = t->spec.model->order_swapped(o) ? 1 : 0;
+      const int st = strength(info, lead);
+      if (st > best) {
+        best = st;
+        order = o;
+      }
+    }
+    int flags = order;
+    const int vc = t->value_column();
+    if (vc < 0 || (info->colUsed & (sqlite3_uint64{1} << vc)) == 0) flags |= kIdxKeysOnly;
+    return best_index(t->shapes[static_cast<size_t>(order)], info, flags);
+  });
+}
+
+int pair_disconnect(sqlite3_vtab* vtab) noexcept {
+  return guard_vtab(vtab, [&] {
+    delete as_table(vtab);
+    return SQLITE_OK;
+  });
+}
+
+int pair_destroy(sqlite3_vtab* vtab) noexcept {
+  return guard_vtab(vtab, [&] {
+    PairTable* t = as_table(vtab);
+    const Status s = t->destroy();
+    if (!s.ok()) return set_vtab_error(vtab, s);
+    delete t;
+    return SQLITE_OK;
+  });
+}
+
+int pair_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
+  return guard_vtab(vtab, [&] {
+    PairTable* t = as_table(vtab);
+    PairCursor* c;
+    if (!t->spare_cursors.empty()) {
+      c = t->spare_cursors.back();
+      t->spare_cursors.pop_back();
+    } else {
+      c = new PairCursor();
+    }
+    *static_cast<sqlite3_vtab_cursor*>(c) = sqlite3_vtab_cursor{};
+    *out = c;
+    return SQLITE_OK;
+  });
+}
+
+int pair_close(sqlite3_vtab_cursor* cur) noexcept {
+  return guard_vtab(cur->pVtab, [&] {
+    PairCursor* c = as_cursor(cur);
+    PairTable* t = c->table();
+    c->recycle();
+    if (t->spare_cursors.size() < kMaxSpareCursors) {
+      t->spare_cursors.reserve(kMaxSpareCursors);
+      t->spare_cursors.push_back(c);
+    } else {
+      delete c;
+    }
+    return SQLITE_OK;
+  });
+}
+
+int vtab_result(sqlite3_vtab* vtab, const Status& s) {
+  if (s.ok()) return SQLITE_OK;
+  const PairTable* t = as_table(vtab);
+  return set_vtab_error(vtab, s.code() == StatusCode::kCorruption
+                                  ? s.with_context(t->module + ": corrupt store of " + t->name)
+                                  : s);
+}
+
+int pair_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int argc,
+                sqlite3_value** argv) noexcept {
+  return guard_vtab(cur->pVtab, [&] {
+    return vtab_result(cur->pVtab, as_cursor(cur)->filter(idx_num, idx_str, argc, argv));
+  });
+}
+
+int pair_next(sqlite3_vtab_cursor* cur) noexcept {
+  return guard_vtab(cur->pVtab, [&] { return vtab_result(cur->pVtab, as_cursor(cur)->next()); });
+}
+
+int pair_eof(sqlite3_vtab_cursor* cur) noexcept { return as_cursor(cur)->eof() ? 1 : 0; }
+
+int pair_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) noexcept {
+  return guard_vtab(cur->pVtab, [&] { return as_cursor(cur)->column(ctx, i); });
+}
+
+int pair_rowid(sqlite3_vtab_cursor* cur, sqlite3_int64*) noexcept {
+  return set_vtab_error(cur->pVtab, Status::Internal("tuplekv internal error: no rowid"));
+}
+
+int pair_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64*) noexcept {
+  return guard_vtab(vtab, [&] { return as_table(vtab)->update(argc, argv); });
+}
+
+// The SQLite store's hooks are no-ops except rollbacks (they tell open
+// cursors); the memory store keeps an undo log. Forward all of them.
+template <Status (OrderedStore::*Hook)()>
+int pair_txn(sqlite3_vtab* vtab) noexcept {
+  return guard_vtab(vtab, [&] {
+    const Status s = (as_table(vtab)->store.get()->*Hook)();
+    return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
+  });
+}
+
+int pair_sync(sqlite3_vtab*) noexcept { return SQLITE_OK; }
+
+template <Status (PairTable::*Hook)(int)>
+int pair_savepoint_hook(sqlite3_vtab* vtab, int n) noexcept {
+  return guard_vtab(vtab, [&] {
+    const Status s = (as_table(vtab)->*Hook)(n);
+    return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
+  });
+}
+
+int pair_rename(sqlite3_vtab* vtab, const char* to) noexcept {
+  return guard_vtab(vtab, [&] {
+    const Status s = as_table(vtab)->rename(to);
+    return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
+  });
+}
+
+int pair_shadow_name(const char* suffix) noexcept {
+  return suffix != nullptr && sqlite3_stricmp(suffix, SqliteStore::kShadowSuffix) == 0;
+}
+
+const sqlite3_module kPairModule = {
+    /* iVersion      */ 3,
+    /* xCreate       */ pair_create,
+    /* xConnect      */ pair_connect,
+    /* xBestIndex    */ pair_best_index,
+    /* xDisconnect   */ pair_disconnect,
+    /* xDestroy      */ pair_destroy,
+    /* xOpen         */ pair_open,
+    /* xClose        */ pair_close,
+    /* xFilter       */ pair_filter,
+    /* xNext         */ pair_next,
+    /* xEof          */ pair_eof,
+    /* xColumn       */ pair_column,
+    /* xRowid        */ pair_rowid,
+    /* xUpdate       */ pair_update,
+    /* xBegin        */ pair_txn<&OrderedStore::begin>,
+    /* xSync         */ pair_sync,
+    /* xCommit       */ pair_txn<&OrderedStore::commit>,
+    /* xRollback     */ pair_txn<&OrderedStore::rollback>,
+    /* xFindFunction */ nullptr,
+    /* xRename       */ pair_rename,
+    /* xSavepoint    */ pair_savepoint_hook<&PairTable::savepoint>,
+    /* xRelease      */ pair_savepoint_hook<&PairTable::release>,
+    /* xRollbackTo   */ pair_savepoint_hook<&PairTable::rollback_to>,
+    /* xShadowName   */ pair_shadow_name,
+};
+
+void destroy_module_data(void* p) noexcept { delete static_cast<ModuleData*>(p); }
+
+}  // namespace
+
+int register_pair_module(sqlite3* db, const char* module_name, PairOpenFn open_fn, char** err) {
+  auto* data = new ModuleData{module_name, open_fn, ConnectionRegistry::of(db)};
+  const int rc = sqlite3_create_module_v2(db, module_name, &kPairModule, data, destroy_module_data);
+  if (rc != SQLITE_OK && err != nullptr) {
+    *err = sqlite3_mprintf("tuplekv: cannot register module %s", module_name);
+  }
+  return rc;
+}
+
+}  // namespace tuplekv::ext

@@ -1,0 +1,167 @@
+// Shared machinery of the virtual tables whose rows are keyed by two
+// untyped (ANY) values stored as tuple elements: tuplekv_cells (row, col)
+// and tuplekv_multimap (key, value). Each of those files supplies a
+// PairModel (its key layout, over core/model/) and its options; this file
+// does the rest once: options common to every keyspace table (subspace=,
+// store=), the store (shadow table or per-connection memory store), the
+// planner adapter with a choice between key orders, cursors, writes with
+// SQL's conflict clauses, transactions, rename/drop and the scan counters
+// behind tuplekv_stats().
+//
+// Columns, in declaration order: A, B, [VALUE], raw HIDDEN. `raw` is the
+// stored key (subspace prefix included) of the row in the layout's first
+// order (tuplekv_cells layout=both: the row_idx key), the table's declared
+// PRIMARY KEY: SQLite hands it back to xUpdate, which is
+// how a DELETE or UPDATE finds both key elements in one value.
+//
+// ANY semantics (DESIGN.md §6): values keep their SQL type as a tuple
+// type, so tuple order is not SQLite's order and 2 / 2.0 are two
+// encodings of one SQLite value. Hence
+//   - equality (= and IN) looks up every encoding SQLite calls equal
+//     (core/model/sql_any.h), and writes refuse (or replace) a pair SQLite
+//     would call a duplicate: INSERT (2.0, 'a') after (2, 'a') is
+//     "UNIQUE constraint failed", as in a native ANY PRIMARY KEY table;
+//   - range constraints narrow the scan only where tuple order allows it
+//     (a BLOB lower bound); otherwise they scan the whole remaining range;
+//     SQLite re-checks every constraint (omit=0), ORDER BY is never
+//     consumed, LIMIT/OFFSET are pushed down only without constraints.
+#ifndef TUPLEKV_EXT_KEYSPACE_VTAB_H_
+#define TUPLEKV_EXT_KEYSPACE_VTAB_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/bytes.h"
+#include "core/status.h"
+#include "core/store.h"
+#include "ext/errors.h"
+#include "ext/index_planner.h"
+#include "ext/memory_registry.h"
+#include "ext/module_args.h"
+#include "ext/sqlite_api.h"
+#include "ext/sqlite_store.h"
+
+namespace tuplekv::ext {
+
+// subspace= and store=, which every keyspace table accepts.
+struct KeyspaceOptions {
+  std::string subspace;          // default: the table name
+  bool subspace_given = false;   // false: the keys follow the table's renames
+  bool memory = false;           // store=memory
+};
+
+// Takes subspace= and store= out of `opts` into *out; the rest stays for
+// the module. Messages start with `module`.
+Status take_keyspace_options(const std::string& module, const std::string& table,
+                             std::vector<ModuleOption>* opts, KeyspaceOptions* out);
+
+// A key layout of pairs (a, b), each a packed tuple element. A layout keeps
+// one or two key orders, each (a, b) or (b, a) after its prefix.
+class PairModel {
+ public:
+  virtual ~PairModel() = default;
+  virtual int order_count() const = 0;
+  // True when `order` holds (b, a) instead of (a, b).
+  virtual bool order_swapped(int order) const = 0;
+  // The table's store, once opened (before any other call but the above).
+  virtual void attach(OrderedStore* store) = 0;
+  virtual const Bytes& order_prefix(int order) const = 0;
+  // A key met by a scan of `order` -> its packed a and b (views into
+  // `key`). *is_entry false: a key of another kind sharing the range; skip.
+  virtual Status split(int order, BytesView key, BytesView* a, BytesView* b,
+                       bool* is_entry) const = 0;
+  // A key of any order (the `raw` column handed back to xUpdate).
+  virtual Status split_any(BytesView key, BytesView* a, BytesView* b) const = 0;
+  // The key that identifies (a, b) in the `raw` column: the same whichever
+  // order a scan met the pair in (SQLite's OR optimization deduplicates
+  // rows of several scans by it).
+  virtual void raw_key(BytesView a, BytesView b, Bytes* out) const = 0;
+  // The stored pair SQLite would call equal to (a, b), if any.
+  virtual Status find_sql_equal(BytesView a, BytesView b, bool* found, Bytes* found_a,
+                                Bytes* found_b) = 0;
+  // Stored value of (a, b), as written by put().
+  virtual Status get(BytesView a, BytesView b, Bytes* stored, bool* found) = 0;
+  // Writes (a, b) in every order, with `stored` as the value.
+  virtual Status put(BytesView a, BytesView b, BytesView stored) = 0;
+  virtual Status erase(BytesView a, BytesView b) = 0;
+  // The subspace prefix changed (a rename moved the keys).
+  virtual Status rebind(BytesView prefix) = 0;
+};
+
+struct PairCursor;
+
+// What a module's open function fills in.
+struct PairSpec {
+  std::string a_name;
+  std::string b_name;
+  std::string value_name;  // empty: no value column (the stored value is '')
+  std::unique_ptr<PairModel> model;
+};
+
+struct PairTable;
+// Parses the module's own options (those take_keyspace_options left) and
+// its positional arguments (those without '=', e.g. column names, trimmed),
+// checks them, and fills *spec for a table whose prefix is `prefix`.
+using PairOpenFn = Status (*)(const std::vector<std::string>& positional,
+                              const std::vector<ModuleOption>& rest, BytesView prefix,
+                              PairSpec* spec);
+
+struct PairTable : sqlite3_vtab {
+  PairTable() : sqlite3_vtab{} {}
+  ~PairTable();
+
+  std::string module;
+  sqlite3* db = nullptr;
+  std::shared_ptr<ConnectionRegistry> registry;
+  std::string schema;
+  std::string name;
+  KeyspaceOptions options;
+  Bytes prefix;
+  std::shared_ptr<OrderedStore> store;
+  SqliteStore* sqlite_store = nullptr;
+  std::shared_ptr<ScanStats> stats;
+  PairSpec spec;
+  // Per key order: the planner's view and its parsed plans.
+  std::vector<IndexShape> shapes;
+  std::vector<std::unique_ptr<PlanCache>> plans;
+  std::vector<PairCursor*> spare_cursors;  // owned
+
+  int value_column() const { return spec.value_name.empty() ? -1 : 2; }
+  int raw_column() const { return spec.value_name.empty() ? 2 : 3; }
+  const std::string& column_name(int i) const {
+    return i == 0 ? spec.a_name : i == 1 ? spec.b_name : spec.value_name;
+  }
+
+  Status open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& reg, PairOpenFn open_fn,
+              const std::string& module_name, int argc, const char* const* argv, bool create);
+  int update(int argc, sqlite3_value** argv);
+  Status rename(const std::string& to);
+  Status destroy();
+
+  Status savepoint(int n) { return store->savepoint(n < 0 ? 0 : n); }
+  Status release(int n) { return store->release(n < 0 ? 0 : n); }
+  Status rollback_to(int n) {
+    if (n >= 0) return store->rollback_to(n);
+    TUPLEKV_RETURN_IF_ERROR(store->rollback());
+    return store->begin();
+  }
+
+  // xUpdate scratch.
+  Bytes a_buf, b_buf, value_buf, old_a, old_b, old_value, found_a, found_b;
+
+ private:
+  int fail(const Status& s) { return set_vtab_error(this, s); }
+  // Reads column `i`'s new value as a packed element into *out.
+  // On failure sets the error and *rc.
+  bool encode_key_column(sqlite3_value* v, int i, int on_conflict, Bytes* out, int* rc);
+  bool encode_value_column(sqlite3_value* v, Bytes* out, int* rc);
+  int duplicate(int on_conflict);
+};
+
+// Registers a module over PairTable under `module_name`.
+int register_pair_module(sqlite3* db, const char* module_name, PairOpenFn open_fn, char** err);
+
+}  // namespace tuplekv::ext
+
+#endif  // TUPLEKV_EXT_KEYSPACE_VTAB_H_

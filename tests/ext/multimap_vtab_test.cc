@@ -1,0 +1,129 @@
+// tuplekv_multimap through SQL: the stored key bytes (with and without
+// reverse entries), duplicates and conflict clauses, keys-only counts,
+// both stores against a native table under a random workload, and
+// sql/multimap.sql.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "tests/ext/pair_diff.h"
+#include "tests/ext/sql_example.h"
+#include "tests/testutil.h"
+
+namespace tuplekv::testing {
+namespace {
+
+TEST(MultimapLayoutTest, PairAndReverseKeyBytes) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE e USING tuplekv_multimap(student, class, reverse=1);"
+                      "INSERT INTO e VALUES ('al', 7)"));
+  // 02 'e' 00 | 02 'al' 00 | 15 07, and 02 'e' 00 | 02 'reverse' 00 | 15 07 | 02 'al' 00.
+  EXPECT_EQ(db.rows("SELECT hex(k), hex(v) FROM e_kv"),
+            (Rows{{"026500" "02616C00" "1507", ""},
+                  {"026500" "0272657665727365" "00" "1507" "02616C00", ""}}));
+  EXPECT_EQ(db.rows("SELECT name FROM pragma_table_info('e')"), (Rows{{"student"}, {"class"}}));
+}
+
+TEST(MultimapLayoutTest, DefaultColumnNamesAndBadArguments) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE m USING tuplekv_multimap"));
+  EXPECT_EQ(db.rows("SELECT name FROM pragma_table_info('m')"), (Rows{{"key"}, {"value"}}));
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE x USING tuplekv_multimap(a)"),
+            "tuplekv_multimap: expected two column names (key and value), got 1");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE x USING tuplekv_multimap(a, b, colour=1)"),
+            "tuplekv_multimap: unknown option 'colour'");
+}
+
+TEST(MultimapLayoutTest, KeyNamedReverseIsNotConfusedWithReverseEntries) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE m USING tuplekv_multimap(k, v, reverse=1);"
+                      "INSERT INTO m VALUES ('reverse', 1), ('x', 'reverse'), (1, 'x')"));
+  EXPECT_EQ(db.rows("SELECT k, v FROM m WHERE k = 'reverse'"), (Rows{{"reverse", "1"}}));
+  EXPECT_EQ(db.value("SELECT count(*) FROM m"), "3");
+  EXPECT_EQ(db.rows("SELECT k FROM m WHERE v = 'x'"), (Rows{{"1"}}));
+  ASSERT_TRUE(db.exec("DELETE FROM m WHERE k = 'reverse'"));
+  EXPECT_EQ(db.value("SELECT count(*) FROM m_kv"), "4");
+}
+
+class MultimapTest : public ::testing::TestWithParam<std::tuple<std::string, std::string>> {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE t USING tuplekv_multimap(student, class, reverse=" +
+                        reverse() + ", store=" + store() + ")"));
+    ASSERT_TRUE(db.exec("CREATE TABLE ref(student ANY NOT NULL, class ANY NOT NULL, "
+                        "PRIMARY KEY(student, class)) STRICT, WITHOUT ROWID"));
+  }
+  std::string reverse() const { return std::get<0>(GetParam()); }
+  std::string store() const { return std::get<1>(GetParam()); }
+  Db db;
+};
+
+INSTANTIATE_TEST_SUITE_P(
+    Variants, MultimapTest,
+    ::testing::Combine(::testing::Values("0", "1"), ::testing::Values("sqlite", "memory")),
+    [](const auto& info) {
+      return "reverse" + std::get<0>(info.param) + "_" + std::get<1>(info.param);
+    });
+
+TEST_P(MultimapTest, DuplicatesFollowTheConflictClause) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES ('alice', 'math'), ('alice', 2)"));
+  EXPECT_EQ(db.error("INSERT INTO t VALUES ('alice', 'math')"),
+            "UNIQUE constraint failed: t.student, t.class");
+  EXPECT_EQ(db.error_code("INSERT INTO t VALUES ('alice', 2.0)"), SQLITE_CONSTRAINT_PRIMARYKEY);
+  ASSERT_TRUE(db.exec("INSERT OR IGNORE INTO t VALUES ('alice', 'math'), ('bob', 'math')"));
+  ASSERT_TRUE(db.exec("INSERT OR REPLACE INTO t VALUES ('alice', 2.0)"));
+  EXPECT_EQ(db.rows("SELECT student, quote(class) FROM t ORDER BY student, class"),
+            (Rows{{"alice", "2.0"}, {"alice", "'math'"}, {"bob", "'math'"}}));
+  EXPECT_EQ(db.error("INSERT INTO t VALUES (NULL, 'x')"), "NOT NULL constraint failed: t.student");
+}
+
+TEST_P(MultimapTest, ValuesOfAKeyAreOnePrefixScanAndCountReadsKeysOnly) {
+  ASSERT_TRUE(db.exec(
+      "WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 999) "
+      "INSERT INTO t SELECT 's' || (i % 50), 'c' || i FROM n"));
+  db.value("SELECT tuplekv_stats('t', 'reset')");
+  EXPECT_EQ(db.value("SELECT count(*) FROM t WHERE student = 's7'"), "20");
+  EXPECT_EQ(db.value("SELECT tuplekv_stats('t', 'reset')"),
+            R"({"scans":1,"ranges":1,"rows":20,"writes":0})");
+  EXPECT_EQ(db.value("SELECT count(*) FROM t WHERE student = 's7' AND class = 'c7'"), "1");
+  EXPECT_EQ(db.value("SELECT tuplekv_stats('t', 'reset')"),
+            R"({"scans":1,"ranges":1,"rows":1,"writes":0})");
+  EXPECT_EQ(db.value("SELECT student FROM t WHERE class = 'c123'"), "s23");
+  const std::string by_class = db.value("SELECT tuplekv_stats('t', 'reset')");
+  if (reverse() == "1") {
+    EXPECT_EQ(by_class, R"({"scans":1,"ranges":1,"rows":1,"writes":0})");
+  } else {
+    EXPECT_EQ(by_class, R"({"scans":1,"ranges":1,"rows":1000,"writes":0})");
+  }
+}
+
+TEST_P(MultimapTest, RollbackUndoesPairsAndReverseEntries) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (1, 'a')"));
+  ASSERT_TRUE(db.exec("BEGIN; INSERT INTO t VALUES (2, 'b'); SAVEPOINT s; DELETE FROM t;"
+                      "ROLLBACK TO s; COMMIT"));
+  EXPECT_EQ(db.rows("SELECT student, class FROM t ORDER BY student"),
+            (Rows{{"1", "a"}, {"2", "b"}}));
+  ASSERT_TRUE(db.exec("BEGIN; DELETE FROM t WHERE class = 'a'; ROLLBACK"));
+  EXPECT_EQ(db.value("SELECT count(*) FROM t WHERE class = 'a'"), "1");
+}
+
+TEST_P(MultimapTest, RandomWorkloadMatchesNativeTable) {
+  PairDiff diff{&db, "t", "ref", "student", "class", ""};
+  diff.rng.seed(static_cast<unsigned>(std::hash<std::string>()(reverse() + store())));
+  diff.run(2500);
+  EXPECT_EQ(diff.mismatches, 0u);
+  EXPECT_EQ(diff.statements, 2500u);  // none cut short by mismatches
+  std::printf("multimap reverse=%s store=%s: %zu statements, %zu mismatches\n", reverse().c_str(),
+              store().c_str(), diff.statements, diff.mismatches);
+}
+
+TEST(MultimapExampleTest, SqlFileGivesExpectedOutput) {
+  Db db;
+  const std::string dir = std::string(TUPLEKV_SOURCE_DIR) + "/sql/";
+  const std::string expected = read_text_file(dir + "multimap.expected");
+  ASSERT_FALSE(expected.empty());
+  EXPECT_EQ(run_example(db.handle(), read_text_file(dir + "multimap.sql")), expected);
+}
+
+}  // namespace
+}  // namespace tuplekv::testing
