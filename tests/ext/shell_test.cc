@@ -176,5 +176,21 @@ TEST_F(ShellTest, KeysStoredInAFileDatabaseReadBackInANewSession) {
   std::filesystem::remove(db);
 }
 
+// README's demo command: the shell, the module loaded with -cmd, and
+// sql/demo.sql on stdin. Its output is checked in as sql/demo.expected, so
+// a change in what the demo prints is a reviewed change.
+TEST_F(ShellTest, DemoPrintsItsCheckedInOutput) {
+  const std::string dir = std::string(TUPLEKV_SOURCE_DIR) + "/sql/";
+  const std::string script = read_file(dir + "demo.sql");
+  const std::string expected = read_file(dir + "demo.expected");
+  ASSERT_FALSE(script.empty()) << dir << "demo.sql is missing or empty";
+  ASSERT_FALSE(expected.empty()) << dir << "demo.expected is missing or empty";
+  const ShellResult r = run_shell(script, {"-bail", "-cmd", ".load " + std::string(kModule),
+                                           ":memory:"});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  EXPECT_EQ(r.out, expected);
+}
+
 }  // namespace
 }  // namespace tuplekv
