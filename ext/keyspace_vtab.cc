@@ -289,9 +289,7 @@ int PairCursor::column(sqlite3_context* ctx, int i) {
     // An UPDATE that keeps this column reads the old one from `raw`.
     if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
     BytesView in = i == 0 ? a_ : b_;
-    TupleValue v;
-    s = decode_element(&in, &v);
-    if (s.ok()) s = result_element(ctx, v);
+    s = result_packed_element(ctx, &in);
   } else if (i == t->value_column()) {
     if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
     BytesView stored;
@@ -305,13 +303,11 @@ int PairCursor::column(sqlite3_context* ctx, int i) {
       s = t->spec.model->get(a_, b_, &point_value_, &found);
       stored = point_value_;
     }
-    TupleValue v;
     if (s.ok()) {
       BytesView element = stored;
-      s = decode_element(&element, &v);
+      s = result_packed_element(ctx, &element);
       if (s.ok() && !element.empty()) s = Status::Corruption("tuple: bytes after the value");
     }
-    if (s.ok()) s = result_element(ctx, v);
   } else if (i == t->raw_column()) {
     t->spec.model->raw_key(a_, b_, &raw_buf_);
     result_blob(ctx, raw_buf_);

@@ -1,6 +1,7 @@
 // SQL values <-> tuple elements (see values.h for the tables).
 #include "ext/values.h"
 
+#include <bit>
 #include <cstring>
 
 #include "core/tuple_json.h"
@@ -140,6 +141,51 @@ const char* storage_class_name(int sqlite_type) {
     case SQLITE_TEXT: return "TEXT";
     default: return "BLOB";
   }
+}
+
+Status result_packed_element(sqlite3_context* ctx, BytesView* in) {
+  TupleReader reader(*in);
+  if (!reader.next()) {
+    if (!reader.status().ok()) return reader.status();
+    return Status::Corruption("tuple: expected an element at byte 0, found the end of the input");
+  }
+  switch (reader.type()) {
+    case ElementType::kNull:
+      sqlite3_result_null(ctx);
+      break;
+    case ElementType::kInt:
+      sqlite3_result_int64(ctx, reader.int64_value());
+      break;
+    case ElementType::kDouble:
+      sqlite3_result_double(ctx, std::bit_cast<double>(reader.double_bits()));
+      break;
+    case ElementType::kFloat:
+      sqlite3_result_double(ctx, static_cast<double>(std::bit_cast<float>(reader.float_bits())));
+      break;
+    case ElementType::kBool:
+      sqlite3_result_int(ctx, reader.bool_value() ? 1 : 0);
+      break;
+    case ElementType::kString:
+    case ElementType::kBytes:
+      if (!reader.has_escapes()) {
+        // The escaped payload is the value itself; the reader has already
+        // checked that a string is valid UTF-8.
+        if (reader.type() == ElementType::kString) {
+          result_text(ctx, reader.escaped_payload());
+        } else {
+          result_blob(ctx, reader.escaped_payload());
+        }
+        break;
+      }
+      [[fallthrough]];
+    default: {
+      TupleValue v;
+      TUPLEKV_RETURN_IF_ERROR(reader.decode(&v));
+      TUPLEKV_RETURN_IF_ERROR(result_element(ctx, v));
+    }
+  }
+  *in = reader.rest();
+  return Status::OK();
 }
 
 void result_blob(sqlite3_context* ctx, BytesView b) {

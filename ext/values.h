@@ -79,6 +79,13 @@ Status value_to_element(sqlite3_value* v, bool honor_subtypes, TupleValue* out);
 // or SQLITE_TOOBIG) or on a tuple pack() would refuse for other reasons.
 Status result_element(sqlite3_context* ctx, const TupleValue& v);
 
+// result_element() of the element at the front of *in, advancing *in past
+// it. The common types (null, int64, double, float, bool, strings and bytes
+// without escapes) go from the packed bytes straight to SQLite without a
+// TupleValue: this is the per-row path of every scan. Decoding errors are
+// kCorruption naming the offset within *in.
+Status result_packed_element(sqlite3_context* ctx, BytesView* in);
+
 // Packs the children of a nested tuple the way they would pack at top level,
 // accepting incomplete versionstamps (which can occur in decoded input):
 // what result_element returns for a nested tuple. Replaces *out.

@@ -54,6 +54,29 @@ void test_result(sqlite3_context* ctx, int, sqlite3_value** argv) {
   if (!s.ok()) sqlite3_result_error(ctx, s.message().c_str(), -1);
 }
 
+// test_packed_result(json): result_packed_element() of the packed form of
+// the single element in `json`; the same element through the fast path.
+void test_packed_result(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  Tuple t;
+  const std::string json(reinterpret_cast<const char*>(sqlite3_value_text(argv[0])),
+                         static_cast<size_t>(sqlite3_value_bytes(argv[0])));
+  Status s = tuple_from_json(json, &t);
+  Bytes packed;
+  if (s.ok()) s = pack_allow_incomplete(t, &packed);
+  BytesView in = packed;
+  if (s.ok()) s = result_packed_element(ctx, &in);
+  if (s.ok() && !in.empty()) s = Status::InvalidArgument("bytes left after the element");
+  if (!s.ok()) sqlite3_result_error(ctx, s.message().c_str(), -1);
+}
+
+// test_packed_raw(blob): result_packed_element() of arbitrary bytes.
+void test_packed_raw(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  BytesView in(static_cast<const char*>(sqlite3_value_blob(argv[0])),
+               static_cast<size_t>(sqlite3_value_bytes(argv[0])));
+  const Status s = result_packed_element(ctx, &in);
+  if (!s.ok()) sqlite3_result_error(ctx, s.message().c_str(), -1);
+}
+
 class ValuesTest : public ::testing::Test {
  protected:
   ValuesTest() {
@@ -73,6 +96,12 @@ class ValuesTest : public ::testing::Test {
               SQLITE_OK);
     EXPECT_EQ(sqlite3_create_function_v2(h, "test_result", 1, kFlags, nullptr, test_result,
                                          nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(sqlite3_create_function_v2(h, "test_packed_result", 1, kFlags, nullptr,
+                                         test_packed_result, nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(sqlite3_create_function_v2(h, "test_packed_raw", 1, kFlags, nullptr,
+                                         test_packed_raw, nullptr, nullptr, nullptr),
               SQLITE_OK);
   }
 
@@ -157,6 +186,37 @@ TEST_F(ValuesTest, ElementsBecomeSqlValues) {
   // ... with incomplete versionstamps written as they are.
   EXPECT_EQ(value("SELECT hex(test_result('[[{\"$versionstamp\":\"ffffffffffffffffffff0001\"}]]'))"),
             "33FFFFFFFFFFFFFFFFFFFF0001");
+}
+
+// The per-row fast path gives exactly what result_element gives, for every
+// element type, including the ones it hands to the general path.
+TEST_F(ValuesTest, PackedElementsBecomeTheSameSqlValues) {
+  const char* const kElements[] = {
+      "null", "0", "-7", "255", "-256", "9223372036854775807", "-9223372036854775808",
+      "18446744073709551616", "-18446744073709551616", "1.5", "-0.0", "1e308",
+      "{\"$double\":\"nan\"}", "{\"$double\":\"-inf\"}", "{\"$float\":0.1}",
+      "{\"$float\":\"0x7fc00001\"}", "\"\"", "\"abc\"", "\"a\\u0000b\"", "\"\u00e9\"",
+      "{\"$bytes\":\"\"}", "{\"$bytes\":\"00ff\"}", "{\"$bytes\":\"ff\"}", "true", "false",
+      "{\"$uuid\":\"00112233445566778899aabbccddeeff\"}",
+      "{\"$versionstamp\":\"0102030405060708090a0b0c\"}",
+      "{\"$user\":64,\"data\":\"abcd\"}", "[null,1,[null]]", "[]"};
+  for (const char* e : kElements) {
+    const std::string json = std::string("'[") + e + "]'";
+    EXPECT_EQ(db_.rows("SELECT typeof(v), quote(v) FROM (SELECT test_packed_result(" + json +
+                       ") AS v)"),
+              db_.rows("SELECT typeof(v), quote(v) FROM (SELECT test_result(" + json + ") AS v)"))
+        << e;
+  }
+}
+
+TEST_F(ValuesTest, PackedElementsThatDoNotDecodeAreErrors) {
+  EXPECT_NE(db_.error("SELECT test_packed_raw(x'15')").find("byte 0"), std::string::npos);
+  EXPECT_NE(db_.error("SELECT test_packed_raw(x'')").find("end of the input"),
+            std::string::npos);
+  EXPECT_NE(db_.error("SELECT test_packed_raw(x'02ff00')").find("UTF-8"), std::string::npos);
+  EXPECT_NE(db_.error("SELECT test_packed_raw(x'0261')").find("byte"), std::string::npos);
+  EXPECT_NE(db_.error("SELECT test_packed_raw(x'ee')").find("unknown type code"),
+            std::string::npos);
 }
 
 TEST(ValuesHelpers, PackChildren) {
