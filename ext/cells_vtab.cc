@@ -40,8 +40,11 @@
 // constraint failed: sheet.row"; a duplicate cell (2 and 2.0 are one row,
 // as in SQLite) follows the conflict clause: "UNIQUE constraint failed:
 // sheet.row, sheet.col" (ABORT/FAIL/ROLLBACK), skipped (IGNORE) or
-// overwritten (REPLACE). "Set a row": DELETE FROM sheet WHERE row = ?
-// then INSERT OR REPLACE its cells, in one transaction.
+// overwritten (REPLACE). `DELETE FROM sheet WHERE row = ?` (row or both
+// layout; columns likewise) clears the row's key range with one
+// clear_range (keyspace_vtab.cc, DELETE BY RANGE). "Set a row": DELETE
+// FROM sheet WHERE row = ? then INSERT OR REPLACE its cells, in one
+// transaction.
 #include <string>
 #include <utility>
 
@@ -100,6 +103,16 @@ class CellsModel final : public PairModel {
     return cells_.set_packed(a, b, stored);
   }
   Status erase(BytesView a, BytesView b) override { return cells_.clear_packed(a, b); }
+  void key_in_order(int order, BytesView a, BytesView b, Bytes* out) const override {
+    keys().key_packed(to_order(order), a, b, out);
+  }
+  Status erase_other_orders(int order, BytesView a, BytesView b) override {
+    if (order_count() == 1) return Status::OK();
+    const CellsOrder other =
+        to_order(order) == CellsOrder::kColumnMajor ? to_order(0) : CellsOrder::kColumnMajor;
+    keys().key_packed(other, a, b, &key_);
+    return store_->clear(key_);
+  }
   Status rebind(BytesView prefix) override {
     TUPLEKV_ASSIGN_OR_RETURN(CellsKeys k, CellsKeys::make(prefix, keys().layout()));
     cells_ = Cells(store_, std::move(k));

@@ -10,6 +10,7 @@
 // row or column is then one prefix range), else a usable range, else 0.
 #include "ext/keyspace_vtab.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstring>
 #include <string_view>
@@ -152,6 +153,7 @@ struct PairCursor : sqlite3_vtab_cursor {
   Bytes point_value_;
   Bytes raw_buf_;
   BytesView a_, b_;  // packed elements of the current key
+  uint64_t entries_ = 0;  // met by this filter, for DELETE BY RANGE
 };
 
 Status PairCursor::expand_equal_args() {
@@ -180,8 +182,12 @@ Status PairCursor::expand_equal_args() {
 
 Status PairCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_value** argv) {
   PairTable* t = table();
+  // A new read must see every delete made before it.
+  TUPLEKV_RETURN_IF_ERROR(t->take_deferred_error());
+  TUPLEKV_RETURN_IF_ERROR(t->flush_deletes());
   ++t->stats->scans;
   eof_ = true;
+  entries_ = 0;
   order_ = idx_num & kIdxOrderMask;
   if (order_ >= static_cast<int>(t->plans.size())) {
     return Status::Internal("tuplekv internal error: key order " + std::to_string(order_));
@@ -226,7 +232,9 @@ Status PairCursor::on_pair(bool* entry) {
   PairTable* t = table();
   ++t->stats->rows;
   const BytesView key = point_ ? BytesView(point_key_) : scan_->key();
-  return t->spec.model->split(order_, key, &a_, &b_, entry);
+  TUPLEKV_RETURN_IF_ERROR(t->spec.model->split(order_, key, &a_, &b_, entry));
+  if (*entry) ++entries_;
+  return Status::OK();
 }
 
 Status PairCursor::open_range() {
@@ -257,6 +265,7 @@ Status PairCursor::open_range() {
     TUPLEKV_RETURN_IF_ERROR(scan_->status());
   }
   eof_ = true;
+  if (!point_) t->scan_completed(this, order_, spec_, entries_);
   return Status::OK();
 }
 
@@ -500,13 +509,130 @@ int PairTable::duplicate(int on_conflict) {
                                      name + "." + spec.b_name));
 }
 
+// ---------------------------------------------------------------------------
+// DELETE BY RANGE
+//
+// SQLite runs `DELETE FROM sheet WHERE row = 2` in two passes: the scan
+// reads every matching row to the end, then xUpdate deletes them one at a
+// time (observed order: xFilter, the rows, the deletes, xClose). A whole
+// row is one key range, so the deletes are held back while they fall
+// inside the ranges the finished scan read; when as many have arrived as
+// the scan met, the ranges are read once more and, if they hold exactly
+// the deleted keys and nothing else, each is cleared with one clear_range
+// (the other key order of layout=both / reverse=1 is cleared key by key).
+// Anything else -- a key outside, another read or write, a savepoint,
+// commit, the cursor closing -- applies the held deletes one by one first,
+// so every observer sees the same data as with immediate deletes. The check
+// at the end makes the range clear exact whatever SQLite filtered (a WHERE
+// term it did not offer to xBestIndex keeps some rows).
+
+void PairTable::scan_completed(const PairCursor* cursor, int order, const ScanSpec& ranges,
+                               uint64_t entries) {
+  if (!pending_deletes_.empty()) return;  // flushed at the next write
+  completed_scan_.cursor = nullptr;
+  if (entries < 2) return;  // one point delete is as cheap
+  for (size_t i = 0; i < ranges.size(); ++i) {
+    if (ranges[i].unbounded_end()) return;
+  }
+  completed_scan_.ranges.resize(ranges.size());
+  for (size_t i = 0; i < ranges.size(); ++i) completed_scan_.ranges[i] = ranges[i];
+  completed_scan_.cursor = cursor;
+  completed_scan_.order = order;
+  completed_scan_.entries = entries;
+}
+
+void PairTable::cursor_closed(const PairCursor* cursor) {
+  if (completed_scan_.cursor != cursor) return;
+  Status s = flush_deletes();
+  // No caller to tell: the next read, write or commit of this table fails.
+  if (!s.ok() && deferred_error.ok()) deferred_error = std::move(s);
+}
+
+void PairTable::discard_deletes() {
+  completed_scan_.cursor = nullptr;
+  pending_deletes_.clear();
+}
+
+Status PairTable::flush_deletes() {
+  completed_scan_.cursor = nullptr;
+  if (pending_deletes_.empty()) return Status::OK();
+  std::vector<Bytes> keys;
+  keys.swap(pending_deletes_);
+  for (const Bytes& k : keys) {
+    BytesView a, b;
+    bool entry = false;
+    TUPLEKV_RETURN_IF_ERROR(spec.model->split(completed_scan_.order, k, &a, &b, &entry));
+    if (!entry) continue;
+    TUPLEKV_RETURN_IF_ERROR(spec.model->erase(a, b));
+    ++stats->writes;
+  }
+  return Status::OK();
+}
+
+bool PairTable::defer_delete(BytesView a, BytesView b, Status* s) {
+  const CompletedScan& c = completed_scan_;
+  if (c.cursor == nullptr) return false;
+  spec.model->key_in_order(c.order, a, b, &order_key_);
+  bool inside = false;
+  for (const KeyRange& r : c.ranges) inside = inside || r.contains(order_key_);
+  if (!inside) return false;
+  pending_deletes_.push_back(order_key_);
+  if (pending_deletes_.size() == c.entries) *s = apply_range_delete();
+  return true;
+}
+
+Status PairTable::apply_range_delete() {
+  std::sort(pending_deletes_.begin(), pending_deletes_.end());
+  bool exact =
+      std::adjacent_find(pending_deletes_.begin(), pending_deletes_.end()) == pending_deletes_.end();
+  std::vector<char> cleared(completed_scan_.ranges.size(), 0);
+  size_t matched = 0;
+  ScanOptions keys_only;
+  keys_only.keys_only = true;
+  for (size_t r = 0; exact && r < completed_scan_.ranges.size(); ++r) {
+    TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c,
+                             store->scan(completed_scan_.ranges[r], keys_only));
+    for (; c->valid(); c->next()) {
+      if (matched == pending_deletes_.size() || c->key() != BytesView(pending_deletes_[matched])) {
+        exact = false;
+        break;
+      }
+      ++matched;
+      cleared[r] = 1;
+    }
+    TUPLEKV_RETURN_IF_ERROR(c->status());
+  }
+  if (!exact || matched != pending_deletes_.size()) return flush_deletes();
+  for (size_t r = 0; r < completed_scan_.ranges.size(); ++r) {
+    if (!cleared[r]) continue;
+    const KeyRange& range = completed_scan_.ranges[r];
+    TUPLEKV_RETURN_IF_ERROR(store->clear_range(range.begin, range.end));
+    ++stats->range_clears;
+  }
+  if (spec.model->order_count() > 1) {
+    for (const Bytes& k : pending_deletes_) {
+      BytesView a, b;
+      bool entry = false;
+      TUPLEKV_RETURN_IF_ERROR(spec.model->split(completed_scan_.order, k, &a, &b, &entry));
+      TUPLEKV_RETURN_IF_ERROR(spec.model->erase_other_orders(completed_scan_.order, a, b));
+    }
+  }
+  stats->writes += pending_deletes_.size();
+  discard_deletes();
+  return Status::OK();
+}
+
 int PairTable::update(int argc, sqlite3_value** argv) {
   PairModel* m = spec.model.get();
   int rc = SQLITE_OK;
+  if (Status e = take_deferred_error(); !e.ok()) return fail(e);
   if (argc == 1) {  // DELETE: argv[0] is `raw`
     if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) return SQLITE_OK;
     BytesView a, b;
     Status s = m->split_any(blob_view(argv[0]), &a, &b);
+    if (!s.ok()) return fail(s);
+    if (defer_delete(a, b, &s)) return s.ok() ? SQLITE_OK : fail(s);
+    s = flush_deletes();
     if (s.ok()) {
       old_a.assign(a);
       old_b.assign(b);
@@ -516,6 +642,7 @@ int PairTable::update(int argc, sqlite3_value** argv) {
     ++stats->writes;
     return SQLITE_OK;
   }
+  if (Status f = flush_deletes(); !f.ok()) return fail(f);
   const int ncols = raw_column() + 1;
   if (argc != 2 + ncols) {
     return fail(Status::Internal("tuplekv internal error: xUpdate with " + std::to_string(argc) +
@@ -723,6 +850,7 @@ int pair_close(sqlite3_vtab_cursor* cur) noexcept {
   return guard_vtab(cur->pVtab, [&] {
     PairCursor* c = as_cursor(cur);
     PairTable* t = c->table();
+    t->cursor_closed(c);
     c->recycle();
     if (t->spare_cursors.size() < kMaxSpareCursors) {
       t->spare_cursors.reserve(kMaxSpareCursors);
@@ -768,16 +896,38 @@ int pair_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int6
 }
 
 // The SQLite store's hooks are no-ops except rollbacks (they tell open
-// cursors); the memory store keeps an undo log. Forward all of them.
+// cursors); the memory store keeps an undo log. Forward all of them, after
+// applying deferred deletes (a rollback simply drops them).
 template <Status (OrderedStore::*Hook)()>
 int pair_txn(sqlite3_vtab* vtab) noexcept {
   return guard_vtab(vtab, [&] {
-    const Status s = (as_table(vtab)->store.get()->*Hook)();
+    PairTable* t = as_table(vtab);
+    Status s = t->take_deferred_error();
+    if (s.ok()) s = t->flush_deletes();
+    if (s.ok()) s = (t->store.get()->*Hook)();
     return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
   });
 }
 
-int pair_sync(sqlite3_vtab*) noexcept { return SQLITE_OK; }
+int pair_rollback(sqlite3_vtab* vtab) noexcept {
+  return guard_vtab(vtab, [&] {
+    PairTable* t = as_table(vtab);
+    t->discard_deletes();
+    (void)t->take_deferred_error();
+    const Status s = t->store->rollback();
+    return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
+  });
+}
+
+// A failed deferred delete fails the commit here, so it rolls back.
+int pair_sync(sqlite3_vtab* vtab) noexcept {
+  return guard_vtab(vtab, [&] {
+    PairTable* t = as_table(vtab);
+    Status s = t->take_deferred_error();
+    if (s.ok()) s = t->flush_deletes();
+    return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
+  });
+}
 
 template <Status (PairTable::*Hook)(int)>
 int pair_savepoint_hook(sqlite3_vtab* vtab, int n) noexcept {
@@ -789,7 +939,8 @@ int pair_savepoint_hook(sqlite3_vtab* vtab, int n) noexcept {
 
 int pair_rename(sqlite3_vtab* vtab, const char* to) noexcept {
   return guard_vtab(vtab, [&] {
-    const Status s = as_table(vtab)->rename(to);
+    Status s = as_table(vtab)->flush_deletes();
+    if (s.ok()) s = as_table(vtab)->rename(to);
     return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
   });
 }
@@ -816,7 +967,7 @@ const sqlite3_module kPairModule = {
     /* xBegin        */ pair_txn<&OrderedStore::begin>,
     /* xSync         */ pair_sync,
     /* xCommit       */ pair_txn<&OrderedStore::commit>,
-    /* xRollback     */ pair_txn<&OrderedStore::rollback>,
+    /* xRollback     */ pair_rollback,
     /* xFindFunction */ nullptr,
     /* xRename       */ pair_rename,
     /* xSavepoint    */ pair_savepoint_hook<&PairTable::savepoint>,

@@ -30,6 +30,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/bytes.h"
@@ -87,6 +88,10 @@ class PairModel {
   virtual Status erase(BytesView a, BytesView b) = 0;
   // The subspace prefix changed (a rename moved the keys).
   virtual Status rebind(BytesView prefix) = 0;
+  // The stored key of (a, b) in `order`.
+  virtual void key_in_order(int order, BytesView a, BytesView b, Bytes* out) const = 0;
+  // Clears (a, b) in every order but `order`, whose range the caller clears.
+  virtual Status erase_other_orders(int order, BytesView a, BytesView b) = 0;
 };
 
 struct PairCursor;
@@ -139,13 +144,38 @@ struct PairTable : sqlite3_vtab {
   Status rename(const std::string& to);
   Status destroy();
 
-  Status savepoint(int n) { return store->savepoint(n < 0 ? 0 : n); }
-  Status release(int n) { return store->release(n < 0 ? 0 : n); }
+  Status savepoint(int n) {
+    TUPLEKV_RETURN_IF_ERROR(take_deferred_error());
+    TUPLEKV_RETURN_IF_ERROR(flush_deletes());
+    return store->savepoint(n < 0 ? 0 : n);
+  }
+  Status release(int n) {
+    TUPLEKV_RETURN_IF_ERROR(take_deferred_error());
+    TUPLEKV_RETURN_IF_ERROR(flush_deletes());
+    return store->release(n < 0 ? 0 : n);
+  }
   Status rollback_to(int n) {
+    // Deferred deletes are applied first so the store's undo covers them.
+    (void)flush_deletes();
     if (n >= 0) return store->rollback_to(n);
     TUPLEKV_RETURN_IF_ERROR(store->rollback());
     return store->begin();
   }
+
+  // DELETE BY RANGE (keyspace_vtab.cc). A cursor that read its ranges to
+  // the end offers them; deletes of exactly their keys become range clears.
+  void scan_completed(const PairCursor* cursor, int order, const ScanSpec& spec,
+                      uint64_t entries);
+  // The cursor closes (the end of its statement at the latest): deletes
+  // still deferred are applied one by one; a failure is kept for the next
+  // call that can report it.
+  void cursor_closed(const PairCursor* cursor);
+  // Applies the deferred deletes one by one. Called before anything that
+  // could observe them: reads, other writes, savepoints, commit.
+  Status flush_deletes();
+  void discard_deletes();
+  // A failure of a flush that had no caller to report it to.
+  Status take_deferred_error() { return std::exchange(deferred_error, Status::OK()); }
 
   // xUpdate scratch.
   Bytes a_buf, b_buf, value_buf, old_a, old_b, old_value, found_a, found_b;
@@ -157,6 +187,21 @@ struct PairTable : sqlite3_vtab {
   bool encode_key_column(sqlite3_value* v, int i, int on_conflict, Bytes* out, int* rc);
   bool encode_value_column(sqlite3_value* v, Bytes* out, int* rc);
   int duplicate(int on_conflict);
+  int erase_now(BytesView a, BytesView b);
+  // True when the delete of (a, b) was deferred (or completed a batch).
+  bool defer_delete(BytesView a, BytesView b, Status* s);
+  Status apply_range_delete();
+
+  struct CompletedScan {
+    const PairCursor* cursor = nullptr;  // nullptr: none on offer
+    int order = 0;
+    std::vector<KeyRange> ranges;  // ascending, disjoint
+    uint64_t entries = 0;
+  };
+  CompletedScan completed_scan_;
+  std::vector<Bytes> pending_deletes_;  // keys in completed_scan_.order
+  Bytes order_key_;
+  Status deferred_error;
 };
 
 // Registers a module over PairTable under `module_name`.

@@ -65,9 +65,10 @@ void stats_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexce
       return;
     }
     char* json = sqlite3_mprintf(
-        "{\"scans\":%llu,\"ranges\":%llu,\"rows\":%llu,\"writes\":%llu}",
+        "{\"scans\":%llu,\"ranges\":%llu,\"rows\":%llu,\"writes\":%llu,\"range_clears\":%llu}",
         static_cast<unsigned long long>(s->scans), static_cast<unsigned long long>(s->ranges),
-        static_cast<unsigned long long>(s->rows), static_cast<unsigned long long>(s->writes));
+        static_cast<unsigned long long>(s->rows), static_cast<unsigned long long>(s->writes),
+        static_cast<unsigned long long>(s->range_clears));
     if (json == nullptr) {
       sqlite3_result_error_nomem(ctx);
       return;

@@ -46,6 +46,7 @@ struct ScanStats {
   uint64_t ranges = 0;  // ranges scanned or keys looked up
   uint64_t rows = 0;    // pairs read from the store
   uint64_t writes = 0;  // pairs set or cleared by INSERT/UPDATE/DELETE
+  uint64_t range_clears = 0;  // DELETEs of whole ranges done as one clear_range
 };
 
 class ConnectionRegistry {

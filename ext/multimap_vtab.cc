@@ -91,6 +91,18 @@ class MultimapModel final : public PairModel {
   }
   Status put(BytesView a, BytesView b, BytesView) override { return map_.add_packed(a, b); }
   Status erase(BytesView a, BytesView b) override { return map_.remove_packed(a, b); }
+  void key_in_order(int order, BytesView a, BytesView b, Bytes* out) const override {
+    if (order == 0) {
+      keys().pair_key(a, b, out);
+    } else {
+      keys().reverse_key(a, b, out);
+    }
+  }
+  Status erase_other_orders(int order, BytesView a, BytesView b) override {
+    if (!keys().reverse()) return Status::OK();
+    key_in_order(1 - order, a, b, &key_);
+    return store_->clear(key_);
+  }
   Status rebind(BytesView prefix) override {
     TUPLEKV_ASSIGN_OR_RETURN(MultimapKeys k, MultimapKeys::make(prefix, keys().reverse()));
     map_ = Multimap(store_, std::move(k));

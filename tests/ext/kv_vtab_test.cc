@@ -536,7 +536,7 @@ TEST_P(KvTest, TempAndAttachedSchemas) {
     EXPECT_EQ(db.value("SELECT count(*) FROM aux.sqlite_master WHERE name = 't_kv'"), "1");
     EXPECT_EQ(db.value("SELECT count(*) FROM temp.sqlite_master WHERE name = 't_kv'"), "1");
   }
-  EXPECT_EQ(db.value("SELECT tuplekv_stats('aux.t')"), "{\"scans\":1,\"ranges\":1,\"rows\":1,\"writes\":1}");
+  EXPECT_EQ(db.value("SELECT tuplekv_stats('aux.t')"), "{\"scans\":1,\"ranges\":1,\"rows\":1,\"writes\":1,\"range_clears\":0}");
   ASSERT_TRUE(db.exec("DROP TABLE aux.t; DETACH aux"));
 }
 
@@ -649,10 +649,10 @@ TEST(KvStats, CountsAndResets) {
   ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE t USING tuplekv_kv;"
                       "INSERT INTO t VALUES (x'01', x'aa'), (x'02', x'bb')"));
   EXPECT_EQ(db.value("SELECT tuplekv_stats('t', 'reset')"),
-            "{\"scans\":0,\"ranges\":0,\"rows\":0,\"writes\":2}");
+            "{\"scans\":0,\"ranges\":0,\"rows\":0,\"writes\":2,\"range_clears\":0}");
   EXPECT_EQ(db.value("SELECT count(*) FROM t"), "2");
   EXPECT_EQ(db.value("SELECT tuplekv_stats('main.T')"),
-            "{\"scans\":1,\"ranges\":1,\"rows\":2,\"writes\":0}");
+            "{\"scans\":1,\"ranges\":1,\"rows\":2,\"writes\":0,\"range_clears\":0}");
   EXPECT_EQ(db.error("SELECT tuplekv_stats('nope')"),
             "tuplekv_stats: no tuplekv table 'nope' is open on this connection");
   EXPECT_EQ(db.error("SELECT tuplekv_stats('t', 'zero')"), "tuplekv_stats: argument 2 must be 'reset'");

@@ -65,6 +65,28 @@ INSTANTIATE_TEST_SUITE_P(
       return "reverse" + std::get<0>(info.param) + "_" + std::get<1>(info.param);
     });
 
+// All values of a key go with one clear_range; reverse entries follow.
+TEST_P(MultimapTest, DeletingAKeyIsOneRangeClear) {
+  for (const std::string table : {"t", "ref"}) {
+    ASSERT_TRUE(db.exec("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n "
+                        "WHERE i < 299) INSERT INTO " + table +
+                        " SELECT 's' || (i / 10), 'c' || (i % 13) FROM n"));
+  }
+  db.value("SELECT tuplekv_stats('t', 'reset')");
+  ASSERT_TRUE(db.exec("DELETE FROM t WHERE student = 's7'; DELETE FROM ref WHERE student = 's7'"));
+  EXPECT_EQ(db.value("SELECT json_extract(tuplekv_stats('t'), '$.range_clears')"), "1");
+  EXPECT_EQ(db.value("SELECT json_extract(tuplekv_stats('t'), '$.writes')"), "10");
+  EXPECT_EQ(db.rows("SELECT student, class FROM t ORDER BY student, class"),
+            db.rows("SELECT student, class FROM ref ORDER BY student, class"));
+  for (const std::string c : {"c0", "c5", "c12"}) {
+    EXPECT_EQ(db.rows("SELECT student FROM t WHERE class = '" + c + "' ORDER BY student"),
+              db.rows("SELECT student FROM ref WHERE class = '" + c + "' ORDER BY student"));
+  }
+  if (store() == "sqlite") {
+    EXPECT_EQ(db.value("SELECT count(*) FROM t_kv"), reverse() == "1" ? "580" : "290");
+  }
+}
+
 TEST_P(MultimapTest, DuplicatesFollowTheConflictClause) {
   ASSERT_TRUE(db.exec("INSERT INTO t VALUES ('alice', 'math'), ('alice', 2)"));
   EXPECT_EQ(db.error("INSERT INTO t VALUES ('alice', 'math')"),
@@ -84,16 +106,16 @@ TEST_P(MultimapTest, ValuesOfAKeyAreOnePrefixScanAndCountReadsKeysOnly) {
   db.value("SELECT tuplekv_stats('t', 'reset')");
   EXPECT_EQ(db.value("SELECT count(*) FROM t WHERE student = 's7'"), "20");
   EXPECT_EQ(db.value("SELECT tuplekv_stats('t', 'reset')"),
-            R"({"scans":1,"ranges":1,"rows":20,"writes":0})");
+            R"({"scans":1,"ranges":1,"rows":20,"writes":0,"range_clears":0})");
   EXPECT_EQ(db.value("SELECT count(*) FROM t WHERE student = 's7' AND class = 'c7'"), "1");
   EXPECT_EQ(db.value("SELECT tuplekv_stats('t', 'reset')"),
-            R"({"scans":1,"ranges":1,"rows":1,"writes":0})");
+            R"({"scans":1,"ranges":1,"rows":1,"writes":0,"range_clears":0})");
   EXPECT_EQ(db.value("SELECT student FROM t WHERE class = 'c123'"), "s23");
   const std::string by_class = db.value("SELECT tuplekv_stats('t', 'reset')");
   if (reverse() == "1") {
-    EXPECT_EQ(by_class, R"({"scans":1,"ranges":1,"rows":1,"writes":0})");
+    EXPECT_EQ(by_class, R"({"scans":1,"ranges":1,"rows":1,"writes":0,"range_clears":0})");
   } else {
-    EXPECT_EQ(by_class, R"({"scans":1,"ranges":1,"rows":1000,"writes":0})");
+    EXPECT_EQ(by_class, R"({"scans":1,"ranges":1,"rows":1000,"writes":0,"range_clears":0})");
   }
 }
 
