@@ -20,6 +20,7 @@ constexpr Registrar kRegistrars[] = {
     register_kv_module,
     register_cells_module,
     register_multimap_module,
+    register_docs_modules,
 };
 
 int register_all(sqlite3* db, char** err) {

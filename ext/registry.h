@@ -15,6 +15,7 @@ int register_tuple_each(sqlite3* db, char** err);    // tuple_each_vtab.cc
 int register_kv_module(sqlite3* db, char** err);     // kv_vtab.cc
 int register_cells_module(sqlite3* db, char** err);  // cells_vtab.cc
 int register_multimap_module(sqlite3* db, char** err);  // multimap_vtab.cc
+int register_docs_modules(sqlite3* db, char** err);  // docs_vtab.cc: tuplekv_docs, tuplekv_leaves
 
 }  // namespace tuplekv::ext
 
