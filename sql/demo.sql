@@ -94,3 +94,16 @@ INSERT OR IGNORE INTO enroll VALUES
   ('alice', 'math'), ('alice', 'art'), ('bob', 'math'), ('alice', 'math');
 SELECT student, group_concat(class, ', ') AS classes FROM enroll GROUP BY student;
 SELECT student AS takes_math FROM enroll WHERE class = 'math';
+
+-- 5. JSON documents --------------------------------------------------------
+-- Every leaf of a document is one key (id, path...) -> leaf, so one field or
+-- subtree is read or replaced without touching the rest.
+CREATE VIRTUAL TABLE docs USING tuplekv_docs;
+INSERT INTO docs(doc) VALUES
+  ('{"name":"Ada","langs":["en","fr"],"region":"EU"}'),
+  ('{"name":"Alan","langs":["en"],"region":"UK"}');
+SELECT id, doc FROM docs;
+SELECT doc AS ada_langs FROM docs WHERE id = 1 AND path = '$.langs';
+UPDATE docs SET doc = '"de"' WHERE id = 1 AND path = '$.langs[#]';
+SELECT tuple_repr(k) AS stored_key, tuple_repr(v) AS leaf
+FROM docs_kv WHERE k < tuple_pack('docs', 2);
