@@ -15,8 +15,8 @@
 //    documents up to megabytes parse quickly.
 // On Demand validates lazily, so this file consumes every value it is given
 // (nothing is skipped), checks the number grammar itself (simdjson only
-// classifies number tokens: json_number_grammar below), rejects duplicate
-// keys in tagged objects, and checks for content after the top-level array.
+// classifies number tokens: json_number_grammar in core/json_text.h), rejects
+// duplicate keys in tagged objects, and checks for content after the top-level array.
 // simdjson detects unbalanced brackets and unterminated strings while
 // indexing, before it knows where they are; locate_structure_error() finds
 // the byte for the message.
@@ -34,6 +34,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/json_text.h"
 #include "core/tuple_internal.h"
 
 namespace tuplekv {
@@ -228,34 +229,9 @@ class Writer {
     }
   }
 
-  // A JSON string: '"' and '\' escaped, control characters (and DEL) as
+  // A JSON string: '"' and '\' escaped, control characters and DEL as
   // short escapes or \u00XX, everything else (valid UTF-8) as is.
-  void write_string(std::string_view s) {
-    static constexpr char kDigits[] = "0123456789abcdef";
-    out_->push_back('"');
-    size_t run = 0;  // start of the pending run of bytes copied as is
-    for (size_t i = 0; i < s.size(); ++i) {
-      const auto c = static_cast<unsigned char>(s[i]);
-      if (c >= 0x20 && c != '"' && c != '\\' && c != 0x7F) continue;
-      out_->append(s.data() + run, i - run);
-      run = i + 1;
-      switch (c) {
-        case '"': out_->append("\\\""); break;
-        case '\\': out_->append("\\\\"); break;
-        case '\b': out_->append("\\b"); break;
-        case '\f': out_->append("\\f"); break;
-        case '\n': out_->append("\\n"); break;
-        case '\r': out_->append("\\r"); break;
-        case '\t': out_->append("\\t"); break;
-        default: {
-          const char esc[] = {'\\', 'u', '0', '0', kDigits[c >> 4], kDigits[c & 0xF]};
-          out_->append(esc, sizeof esc);
-        }
-      }
-    }
-    out_->append(s.data() + run, s.size() - run);
-    out_->push_back('"');
-  }
+  void write_string(std::string_view s) { append_json_string(s, out_, JsonEscape::kAlsoDelete); }
 
   std::string* out_;
 };
@@ -263,31 +239,14 @@ class Writer {
 // ---------------------------------------------------------------------------
 // Reading
 
-// What a simdjson error means here, in our words (some of simdjson's own
-// messages describe its internals rather than the input).
+// What a simdjson error means here (core/json_text.h), with this reader's
+// own wording for the one error that also means "content after the array".
 std::string describe(simdjson::error_code e) {
-  switch (e) {
-    case simdjson::EMPTY: return "empty input";
-    case simdjson::UTF8_ERROR: return "invalid UTF-8";
-    case simdjson::UNESCAPED_CHARS: return "unescaped control character in a string";
-    case simdjson::UNCLOSED_STRING: return "unterminated string";
-    case simdjson::STRING_ERROR: return "invalid escape or lone surrogate in a string";
-    case simdjson::TAPE_ERROR:
-      return "unexpected character, or a missing or extra comma, colon or bracket";
-    case simdjson::INCOMPLETE_ARRAY_OR_OBJECT:
-      return "unclosed array or object, or content after the top-level array";
-    case simdjson::DEPTH_ERROR: return "nested too deeply";
-    case simdjson::T_ATOM_ERROR: return "invalid literal (expected true)";
-    case simdjson::F_ATOM_ERROR: return "invalid literal (expected false)";
-    case simdjson::N_ATOM_ERROR: return "invalid literal (expected null)";
-    case simdjson::NUMBER_ERROR: return "invalid number";
-    case simdjson::CAPACITY: return "input too large";
-    case simdjson::INCORRECT_TYPE: return "invalid literal or value";
-    default: return simdjson::error_message(e);
+  if (e == simdjson::INCOMPLETE_ARRAY_OR_OBJECT) {
+    return "unclosed array or object, or content after the top-level array";
   }
+  return describe_json_error(e);
 }
-
-bool is_json_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 // Input quoted in a message: at most 40 bytes of it (cut on a UTF-8
 // character boundary), so a huge token does not make a huge message.
@@ -369,38 +328,6 @@ bool locate_structure_error(std::string_view s, Located* out) {
     return true;
   }
   return false;
-}
-
-// Checks a number token against the JSON grammar
-//   -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
-// and says whether it is an integer (no fraction, no exponent).
-bool json_number_grammar(std::string_view s, bool* is_integer) {
-  size_t i = 0;
-  const size_t n = s.size();
-  auto digits = [&] {
-    const size_t start = i;
-    while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
-    return i > start;
-  };
-  if (i < n && s[i] == '-') ++i;
-  if (i < n && s[i] == '0') {
-    ++i;
-  } else if (!(i < n && s[i] >= '1' && s[i] <= '9') || !digits()) {
-    return false;
-  }
-  *is_integer = true;
-  if (i < n && s[i] == '.') {
-    ++i;
-    if (!digits()) return false;
-    *is_integer = false;
-  }
-  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
-    if (!digits()) return false;
-    *is_integer = false;
-  }
-  return i == n;
 }
 
 bool is_known_tag(std::string_view key) {

@@ -1,6 +1,6 @@
 // tuplekv_docs: JSON documents stored as path -> leaf keys, readable and
-// writable one subtree at a time; tuplekv_leaves: a read-only view of the
-// same keys, one row per leaf.
+// writable one subtree at a time (tuplekv_leaves, in leaves_vtab.cc, is a
+// read-only view of the same keys, one row per leaf).
 //
 // USAGE
 //   CREATE VIRTUAL TABLE docs USING tuplekv_docs;                  -- subspace 'docs'
@@ -18,6 +18,31 @@
 //   mode=merge  pack((S,) + path + (leaf,)) -> ''  (the guide's nested keyspace)
 // Object members are string elements, array positions integers from 0.
 //
+// DOCUMENT CACHE (cache=1, the default; documents mode only). A document is
+// hundreds to thousands of leaves, and reading each costs a row of the
+// shadow table, so reassembling a 10 KB document took ~30x the time of
+// reading the same text from a native table's column. So the table also
+// keeps every document's whole JSON text, outside the leaf keyspace:
+//   store=sqlite  a second shadow table "<name>_json"(id BLOB PRIMARY KEY,
+//                 doc TEXT) WITHOUT ROWID, id = the packed id element
+//                 (ext/docs_cache.h); "<name>_kv" holds exactly the keys above
+//   store=memory  keys 0xFF 'json' + id in the table's memory store, which no
+//                 tuple key starts with, so the entries share the leaves'
+//                 undo log and follow BEGIN/ROLLBACK/savepoints exactly
+// The leaves are the truth; an entry is always the text reassembling them
+// gives (core/model/docs.h, DocCache): INSERT and whole-document UPDATE
+// store the reassembly of the leaves they write; subtree UPDATE and DELETE
+// rebuild the entry from the document's leaves in the same statement (a
+// subtree write then costs one read of its document: see Docs::
+// refresh_cache). All in the caller's transaction, so a failing statement
+// leaves both as they were. `SELECT doc ... WHERE id = ?` and full scans
+// without a path read the entry; reads at a path and tuplekv_leaves read
+// the leaves. A missing entry (a row deleted from "<name>_json" by hand)
+// is not an error: that document is reassembled from its leaves. An entry
+// whose doc is not TEXT is an error (SQLITE_CORRUPT_VTAB naming the table
+// and id). A table whose "<name>_json" does not exist works without the
+// cache. cache=0 keeps only the leaves.
+//
 // OPTIONS
 //   subspace=NAME, store=sqlite|memory   as every keyspace table (keyspace_vtab.h)
 //   mode=documents|merge   documents (default): one document per id.
@@ -28,6 +53,8 @@
 //                          100,000 bytes and documents over 1,000,000
 //                          bytes of JSON are refused (FoundationDB's and
 //                          the CouchDB RFC's limits)
+//   cache=0|1              1 (default): keep the document cache above;
+//                          0: only the leaves. mode=merge has no cache.
 //
 // COLUMNS
 //   id    the document id, any SQL value but NULL (mode=merge: always NULL).
@@ -64,17 +91,6 @@
 // Bad input is an error and writes nothing: invalid JSON, a path that does
 // not parse, a path through a scalar or an array where an object is needed
 // (json_set would silently do nothing there), limits.
-//
-// tuplekv_leaves(docs_table) columns: id, path (JSON path text), key (the
-// path's tuple elements as a JSON array), type (null, true, false,
-// integer, real, text, object, array: json_tree's names; object and array
-// only for empty ones), value (the SQL value of the leaf; '{}' or '[]'),
-// raw HIDDEN (the stored key) and prefix HIDDEN. `id = ?` is a prefix scan,
-// `path = ?` reads the one leaf at that path of each document, `prefix = ?`
-// every leaf under that path. It reads the docs table's options from its
-// CREATE statement, so it follows subspace=, store= and mode=.
-#include <cctype>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -84,145 +100,34 @@
 #include "core/model/sql_any.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
-#include "core/tuple_json.h"
+#include "ext/docs_cache.h"
+#include "ext/docs_shared.h"
 #include "ext/errors.h"
-#include "ext/keyspace_vtab.h"
 #include "ext/memory_registry.h"
-#include "ext/module_args.h"
 #include "ext/registry.h"
 #include "ext/sqlite_api.h"
 #include "ext/sqlite_store.h"
 #include "ext/values.h"
 
 namespace tuplekv::ext {
+namespace docs {
 namespace {
 
 using model::Docs;
 using model::DocsMode;
 using model::JsonPath;
-using model::NodeKind;
 
-constexpr const char* kDocsModule = "tuplekv_docs";
-constexpr const char* kLeavesModule = "tuplekv_leaves";
 constexpr size_t kFdbMaxKey = 10000;
 constexpr size_t kFdbMaxValue = 100000;
 constexpr size_t kFdbMaxDocument = 1000000;
-constexpr unsigned int kJsonSubtype = 74;  // json1's subtype for JSON text
 constexpr int kIdxId = 1;
 constexpr int kIdxPath = 2;
 // A raw key path element no array position can equal: a row whose [#-n]
 // did not resolve (nothing is stored there, DELETE removes nothing).
 constexpr int64_t kUnresolved = -3;
-
-BytesView blob_view(sqlite3_value* v) {
-  const void* p = sqlite3_value_blob(v);
-  const int n = sqlite3_value_bytes(v);
-  return p == nullptr ? BytesView() : BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
-}
-
-std::string_view text_view(sqlite3_value* v) {
-  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
-  return p == nullptr ? std::string_view() : std::string_view(p, static_cast<size_t>(sqlite3_value_bytes(v)));
-}
-
-// ---------------------------------------------------------------------------
-// Options, shared by both modules (tuplekv_leaves reads the docs table's)
-
-struct DocsOptions {
-  KeyspaceOptions keyspace;
-  DocsMode mode = DocsMode::kDocuments;
-  bool fdb_limits = false;
-};
-
-Status parse_docs_options(const std::string& table, int argc, const char* const* argv,
-                          DocsOptions* out) {
-  const std::string module = kDocsModule;
-  std::vector<ModuleOption> opts;
-  TUPLEKV_RETURN_IF_ERROR(parse_module_options(module, argc, argv, &opts));
-  TUPLEKV_RETURN_IF_ERROR(take_keyspace_options(module, table, &opts, &out->keyspace));
-  for (const ModuleOption& o : opts) {
-    if (o.name == "mode") {
-      if (sqlite3_stricmp(o.value.c_str(), "merge") == 0) {
-        out->mode = DocsMode::kMerge;
-      } else if (sqlite3_stricmp(o.value.c_str(), "documents") == 0) {
-        out->mode = DocsMode::kDocuments;
-      } else {
-        return Status::InvalidArgument(module + ": mode must be documents or merge, not '" +
-                                       o.value + "'");
-      }
-    } else if (o.name == "fdb_limits") {
-      TUPLEKV_RETURN_IF_ERROR(parse_bool_option(module, o, &out->fdb_limits));
-    } else {
-      return Status::InvalidArgument(module + ": unknown option '" + o.written + "'");
-    }
-  }
-  return Status::OK();
-}
-
-// The store of a docs table: its shadow table or the connection's memory
-// store. *prefix may change (a memory store keeps the prefix it was made with).
-struct OpenedStore {
-  std::shared_ptr<OrderedStore> store;
-  SqliteStore* sqlite_store = nullptr;
-};
-
-Status open_store(sqlite3* db, ConnectionRegistry* registry, const std::string& schema,
-                  const std::string& name, bool memory, bool create, Bytes* prefix,
-                  OpenedStore* out) {
-  registry->sweep();
-  if (memory) {
-    ConnectionRegistry::MemoryTable m = create ? registry->create_memory(schema, name, *prefix)
-                                               : registry->connect_memory(schema, name, *prefix);
-    out->store = std::move(m.store);
-    *prefix = std::move(m.prefix);
-    return Status::OK();
-  }
-  if (create) TUPLEKV_RETURN_IF_ERROR(SqliteStore::create_table(db, schema, name));
-  TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> s, SqliteStore::open(db, schema, name));
-  out->sqlite_store = s.get();
-  out->store = std::shared_ptr<OrderedStore>(std::move(s));
-  return Status::OK();
-}
-
-Status subspace_prefix(const std::string& module, const std::string& subspace, Bytes* out) {
-  Result<Subspace> sub = Subspace::make({TupleValue::string(subspace)});
-  if (!sub.ok()) {
-    return Status::InvalidArgument(module + ": subspace '" + subspace + "' is not valid UTF-8");
-  }
-  *out = sub->key();
-  return Status::OK();
-}
-
-// SQL value -> packed id element. kInvalidArgument for TEXT that is not UTF-8.
-Status encode_id(sqlite3_value* v, Bytes* out) {
-  TupleValue e;
-  TUPLEKV_RETURN_IF_ERROR(value_to_element(v, false, &e));
-  out->clear();
-  return pack_element(e, out);
-}
-
-Status result_id(sqlite3_context* ctx, BytesView element) {
-  TupleValue v;
-  TUPLEKV_RETURN_IF_ERROR(decode_element(&element, &v));
-  return result_element(ctx, v);
-}
-
-// Splits the part of a key after the prefix into the document's id
-// element (documents mode; empty in merge mode) and the rest.
-Status split_doc(DocsMode mode, BytesView rest, BytesView* doc, BytesView* after) {
-  if (mode == DocsMode::kMerge) {
-    *doc = BytesView();
-    *after = rest;
-    return Status::OK();
-  }
-  TupleReader r(rest);
-  if (!r.next()) {
-    return r.status().ok() ? Status::Corruption("document key without an id") : r.status();
-  }
-  *doc = r.raw();
-  *after = r.rest();
-  return Status::OK();
-}
+// store=memory: where the document cache's entries live in the table's
+// memory store (0xFF starts no tuple key; FoundationDB's system keys).
+constexpr std::string_view kMemoryCachePrefix = "\xff" "json";
 
 // ---------------------------------------------------------------------------
 // tuplekv_docs: the table
@@ -241,6 +146,8 @@ struct DocsTable : sqlite3_vtab {
   OpenedStore opened;
   std::shared_ptr<ScanStats> stats;
   std::unique_ptr<Docs> docs;
+  std::unique_ptr<model::DocCache> cache;  // null without the document cache
+  SqliteDocCache* sqlite_cache = nullptr;  // `cache` when it is "<name>_json"
   model::JsonExploder exploder;
   model::JsonLeaves leaves;
   std::vector<Bytes> variants;
@@ -278,6 +185,30 @@ struct DocsTable : sqlite3_vtab {
     docs = std::make_unique<Docs>(store(), prefix, options.mode);
     if (options.fdb_limits) docs->set_limits(model::DocsLimits{kFdbMaxKey, kFdbMaxValue});
     docs->set_counters(&stats->rows, &stats->ranges);
+    return open_cache(create);
+  }
+
+  // The document cache (file comment), when the table keeps one.
+  Status open_cache(bool create) {
+    if (!options.cache || options.mode != DocsMode::kDocuments) return Status::OK();
+    if (options.keyspace.memory) {
+      cache = std::make_unique<model::StoreDocCache>(store(), Bytes(kMemoryCachePrefix));
+    } else {
+      bool exists = create;
+      if (create) {
+        TUPLEKV_RETURN_IF_ERROR(SqliteDocCache::create_table(db, schema, name));
+      } else {
+        TUPLEKV_RETURN_IF_ERROR(SqliteDocCache::table_exists(db, schema, name, &exists));
+      }
+      // A table made before the cache existed has only its leaves; it stays
+      // correct without the cache.
+      if (!exists) return Status::OK();
+      TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<SqliteDocCache> c,
+                               SqliteDocCache::open(db, schema, name));
+      sqlite_cache = c.get();
+      cache = std::move(c);
+    }
+    docs->set_cache(cache.get());
     return Status::OK();
   }
 
@@ -286,6 +217,12 @@ struct DocsTable : sqlite3_vtab {
       registry->drop_memory(schema, name);
     } else {
       TUPLEKV_RETURN_IF_ERROR(SqliteStore::drop_table(db, schema, name));
+      // Whatever the options say: a cache table left behind would be an
+      // orphan shadow table.
+      TUPLEKV_RETURN_IF_ERROR(SqliteDocCache::drop_table(db, schema, name));
+      docs->set_cache(nullptr);
+      cache.reset();
+      sqlite_cache = nullptr;
       opened = OpenedStore();
     }
     registry->drop_stats(schema, name);
@@ -298,6 +235,11 @@ struct DocsTable : sqlite3_vtab {
     } else {
       TUPLEKV_RETURN_IF_ERROR(SqliteStore::rename_table(db, schema, name, to));
       TUPLEKV_RETURN_IF_ERROR(opened.sqlite_store->renamed(to));
+      if (sqlite_cache != nullptr) {
+        // Entries are keyed by id alone: the table moves, no entry changes.
+        TUPLEKV_RETURN_IF_ERROR(SqliteDocCache::rename_table(db, schema, name, to));
+        TUPLEKV_RETURN_IF_ERROR(sqlite_cache->renamed(to));
+      }
     }
     registry->rename_stats(schema, name, to);
     name = to;
@@ -628,8 +570,11 @@ struct DocsCursor : sqlite3_vtab_cursor {
           s = result_id(ctx, doc_);
         }
         break;
-      case 1:
+      case 1: {
         if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
+        bool done = false;
+        s = result_from_cache(ctx, &done);
+        if (!s.ok() || done) break;
         s = ensure_doc();
         if (s.ok()) {
           if (doc_null_) {
@@ -640,6 +585,7 @@ struct DocsCursor : sqlite3_vtab_cursor {
           }
         }
         break;
+      }
       case 2:
         if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
         result_text(ctx, path_text_);
@@ -659,6 +605,25 @@ struct DocsCursor : sqlite3_vtab_cursor {
   }
 
  private:
+  // A whole document from the cache, copied once: from the cache's view
+  // into the result. *done false when this row is not one (a subtree, or
+  // no entry: then the leaves are read).
+  Status result_from_cache(sqlite3_context* ctx, bool* done) {
+    *done = false;
+    if (have_path_ || doc_ready_) return Status::OK();
+    DocsTable* t = table();
+    std::string_view text;
+    bool hit = false;
+    const Status s = t->docs->cached(doc_, &text, &hit);
+    if (s.ok() && hit) {
+      result_text(ctx, text);
+      sqlite3_result_subtype(ctx, kJsonSubtype);
+      *done = true;
+    }
+    t->docs->cache_done();
+    return s;
+  }
+
   Status rescan(const KeyRange& r) {
     ++table()->stats->ranges;
     return scan_->rescan(r);
@@ -673,6 +638,19 @@ struct DocsCursor : sqlite3_vtab_cursor {
     doc_null_ = false;
     sub_ready_ = false;
     main_consumed_ = false;
+    cached_row_ = false;
+    if (!have_path_ && !full_) {
+      // The whole document by id: a cache entry says it exists without a
+      // scan of its leaves; column() reads the text.
+      bool hit = false;
+      TUPLEKV_RETURN_IF_ERROR(t->docs->cache_contains(doc, &hit));
+      if (hit) {
+        t->docs->subtree_key(doc, {}, &raw_);
+        cached_row_ = true;
+        *present = true;
+        return Status::OK();
+      }
+    }
     bool resolved = true;
     if (!have_path_) {
       path_.steps.clear();
@@ -755,6 +733,13 @@ struct DocsCursor : sqlite3_vtab_cursor {
     json_.clear();
     if (doc_null_) return Status::OK();
     DocsTable* t = table();
+    if (cached_row_) {
+      // The entry went away since load() (a write in between): the leaves.
+      bool found = false;
+      TUPLEKV_RETURN_IF_ERROR(t->docs->read(doc_, {}, &json_, &found));
+      doc_null_ = !found;
+      return Status::OK();
+    }
     if (full_ && !have_path_) {
       main_consumed_ = true;
       return t->docs->assemble(scan_.get(), raw_, &json_);
@@ -777,482 +762,11 @@ struct DocsCursor : sqlite3_vtab_cursor {
   Bytes doc_, resolved_, raw_;
   std::string json_;
   bool doc_ready_ = false, doc_null_ = false, sub_ready_ = false, main_consumed_ = false;
-};
-
-// ---------------------------------------------------------------------------
-// tuplekv_leaves
-
-// The docs table's module arguments, from its CREATE VIRTUAL TABLE text.
-Status docs_definition(sqlite3* db, const std::string& schema, const std::string& docs_name,
-                       std::vector<std::string>* args) {
-  const std::string module = kLeavesModule;
-  char* sql = sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1",
-                              schema.c_str());
-  if (sql == nullptr) return Status::NoMemory();
-  sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
-  sqlite3_free(sql);
-  if (rc != SQLITE_OK) {
-    return Status::Native(StatusCode::kIOError, rc, module + ": cannot read the schema: " +
-                                                        sqlite3_errmsg(db));
-  }
-  sqlite3_bind_text(stmt, 1, docs_name.c_str(), -1, SQLITE_TRANSIENT);
-  std::string text;
-  rc = sqlite3_step(stmt);
-  if (rc == SQLITE_ROW && sqlite3_column_text(stmt, 0) != nullptr) {
-    text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-  }
-  sqlite3_finalize(stmt);
-  if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
-    return Status::Native(StatusCode::kIOError, rc, module + ": cannot read the schema");
-  }
-  const Status not_docs = Status::InvalidArgument(module + ": '" + docs_name +
-                                                  "' is not a tuplekv_docs table in " + schema);
-  // Find `USING tuplekv_docs` outside quotes, then split its arguments.
-  size_t i = 0;
-  const size_t n = text.size();
-  auto skip_quoted = [&](char close) {
-    for (++i; i < n && text[i] != close; ++i) {
-    }
-  };
-  size_t using_at = std::string::npos;
-  for (; i < n; ++i) {
-    const char c = text[i];
-    if (c == '\'' || c == '"' || c == '`') {
-      skip_quoted(c);
-    } else if (c == '[') {
-      skip_quoted(']');
-    } else if (i + 5 <= n && sqlite3_strnicmp(text.c_str() + i, "using", 5) == 0 &&
-               (i == 0 || std::isspace(static_cast<unsigned char>(text[i - 1]))) &&
-               (i + 5 < n && std::isspace(static_cast<unsigned char>(text[i + 5])))) {
-      using_at = i + 5;
-      break;
-    }
-  }
-  if (using_at == std::string::npos) return not_docs;
-  i = using_at;
-  while (i < n && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  const size_t name_at = i;
-  while (i < n && (std::isalnum(static_cast<unsigned char>(text[i])) || text[i] == '_')) ++i;
-  if (sqlite3_stricmp(text.substr(name_at, i - name_at).c_str(), kDocsModule) != 0) return not_docs;
-  while (i < n && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
-  args->clear();
-  if (i >= n || text[i] != '(') return Status::OK();
-  int depth = 0;
-  size_t start = i + 1;
-  for (++i; i < n; ++i) {
-    const char c = text[i];
-    if (c == '\'' || c == '"' || c == '`') {
-      skip_quoted(c);
-    } else if (c == '[') {
-      skip_quoted(']');
-    } else if (c == '(') {
-      ++depth;
-    } else if ((c == ')' && depth == 0) || (c == ',' && depth == 0)) {
-      std::string arg = text.substr(start, i - start);
-      const size_t b = arg.find_first_not_of(" \t\r\n");
-      const size_t e = arg.find_last_not_of(" \t\r\n");
-      if (b != std::string::npos) args->push_back(arg.substr(b, e - b + 1));
-      start = i + 1;
-      if (c == ')') break;
-    } else if (c == ')') {
-      --depth;
-    }
-  }
-  return Status::OK();
-}
-
-enum LeavesColumn { kLeafId, kLeafPath, kLeafKey, kLeafType, kLeafValue, kLeafRaw, kLeafPrefix };
-constexpr int kIdxLeafId = 1;
-constexpr int kIdxLeafPath = 2;    // path = ?: the one leaf at that path
-constexpr int kIdxLeafPrefix = 4;  // prefix = ?: every leaf under that path
-
-struct LeavesTable : sqlite3_vtab {
-  LeavesTable() : sqlite3_vtab{} {}
-  sqlite3* db = nullptr;
-  std::shared_ptr<ConnectionRegistry> registry;
-  std::string name;
-  std::string docs_name;
-  DocsOptions options;
-  Bytes prefix;
-  OpenedStore opened;
-  std::unique_ptr<Docs> docs;
-
-  Status open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& reg, int argc,
-              const char* const* argv) {
-    db = d;
-    registry = reg;
-    const std::string schema = argv[1];
-    name = argv[2];
-    const std::string module = kLeavesModule;
-    if (argc != 4) {
-      return Status::InvalidArgument(module + ": expected one argument, the tuplekv_docs table");
-    }
-    const std::string_view given = argv[3];
-    const size_t b = given.find_first_not_of(" \t\r\n");
-    const size_t e = given.find_last_not_of(" \t\r\n");
-    docs_name = b == std::string::npos ? std::string() : dequote(given.substr(b, e - b + 1));
-    std::vector<std::string> args;
-    TUPLEKV_RETURN_IF_ERROR(docs_definition(db, schema, docs_name, &args));
-    std::vector<const char*> ptrs;
-    for (const std::string& a : args) ptrs.push_back(a.c_str());
-    TUPLEKV_RETURN_IF_ERROR(parse_docs_options(docs_name, static_cast<int>(ptrs.size()),
-                                               ptrs.data(), &options));
-    TUPLEKV_RETURN_IF_ERROR(subspace_prefix(module, options.keyspace.subspace, &prefix));
-    const int rc = sqlite3_declare_vtab(
-        db, "CREATE TABLE x(id, path, key, type, value, raw HIDDEN, prefix HIDDEN)");
-    if (rc != SQLITE_OK) {
-      return Status::Native(StatusCode::kInternal, rc, module + ": cannot declare the table");
-    }
-    sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-    TUPLEKV_RETURN_IF_ERROR(open_store(db, registry.get(), schema, docs_name,
-                                       options.keyspace.memory, false, &prefix, &opened));
-    docs = std::make_unique<Docs>(opened.store.get(), prefix, options.mode);
-    return Status::OK();
-  }
-};
-
-struct LeavesCursor : sqlite3_vtab_cursor {
-  LeavesCursor() : sqlite3_vtab_cursor{} {}
-  LeavesTable* table() const { return static_cast<LeavesTable*>(pVtab); }
-
-  Status filter(int idx_num, int argc, sqlite3_value** argv) {
-    LeavesTable* t = table();
-    eof_ = true;
-    ids_.clear();
-    id_pos_ = 0;
-    full_ = false;
-    have_path_ = false;
-    exact_ = false;
-    check_prefix_ = false;
-    doc_started_.clear();
-    prefix_text_.clear();
-    int arg = 0;
-    if ((idx_num & kIdxLeafId) != 0) {
-      sqlite3_value* v = argv[arg++];
-      if (sqlite3_value_type(v) == SQLITE_NULL || t->options.mode == DocsMode::kMerge) {
-        return Status::OK();
-      }
-      Bytes id;
-      if (!encode_id(v, &id).ok()) return Status::OK();
-      TUPLEKV_RETURN_IF_ERROR(model::sql_equal_variants_packed(id, &ids_));
-    }
-    for (int bit : {kIdxLeafPath, kIdxLeafPrefix}) {
-      if ((idx_num & bit) == 0) continue;
-      if (arg >= argc) return Status::Internal("tuplekv internal error: missing argument");
-      sqlite3_value* v = argv[arg++];
-      if (sqlite3_value_type(v) == SQLITE_NULL) return Status::OK();
-      JsonPath p;
-      const Status s = model::parse_json_path(text_view(v), &p);
-      if (!s.ok()) return s.with_context(kLeavesModule);
-      if (bit == kIdxLeafPrefix) prefix_text_.assign(text_view(v));
-      if (have_path_) {
-        // Both: the leaf at `path` if it lies under `prefix`, i.e. the
-        // longer of the two must extend the other. Keep the path; a
-        // mismatch is filtered per row below.
-        prefix_check_ = p;
-        check_prefix_ = true;
-        continue;
-      }
-      path_ = p;
-      have_path_ = true;
-      exact_ = bit == kIdxLeafPath;
-    }
-    if ((idx_num & kIdxLeafId) == 0) {
-      if (t->options.mode == DocsMode::kMerge) {
-        ids_.emplace_back();
-      } else {
-        full_ = true;
-      }
-    }
-    eof_ = false;
-    if (full_) {
-      const KeyRange all{t->prefix, *strinc(t->prefix)};
-      ScanOptions o;
-      if (scan_ == nullptr) {
-        TUPLEKV_ASSIGN_OR_RETURN(scan_, t->opened.store->scan(all, o));
-      } else {
-        TUPLEKV_RETURN_IF_ERROR(scan_->rescan(all));
-      }
-      if (!have_path_) {
-        // Every key is a row: one scan, no per-document work.
-        cur_ = scan_.get();
-        return settle();
-      }
-      return next_document();
-    }
-    return next_document();
-  }
-
-  Status next() {
-    if (eof_) return Status::OK();
-    cur_->next();
-    if (exact_) return next_document();
-    return settle();
-  }
-
-  bool eof() const { return eof_; }
-
-  int column(sqlite3_context* ctx, int i) {
-    LeavesTable* t = table();
-    Status s;
-    switch (i) {
-      case kLeafId:
-        if (t->options.mode == DocsMode::kMerge) {
-          sqlite3_result_null(ctx);
-        } else {
-          s = result_id(ctx, doc_);
-        }
-        break;
-      case kLeafPath: {
-        std::string text;
-        s = model::path_text(node_path_, &text);
-        if (s.ok()) result_text(ctx, text);
-        break;
-      }
-      case kLeafKey: {
-        Tuple elements;
-        s = unpack(node_path_, &elements);
-        std::string json;
-        if (s.ok()) s = tuple_to_json(elements, &json);
-        if (s.ok()) {
-          result_text(ctx, json);
-          sqlite3_result_subtype(ctx, kJsonSubtype);
-        }
-        break;
-      }
-      case kLeafType:
-      case kLeafValue: {
-        if (marker_ != 0) {
-          sqlite3_result_text(ctx, i == kLeafType ? (marker_ == 1 ? "object" : "array")
-                                                  : (marker_ == 1 ? "{}" : "[]"),
-                              -1, SQLITE_STATIC);
-          break;
-        }
-        BytesView in = leaf_;
-        TupleValue v;
-        s = decode_element(&in, &v);
-        if (!s.ok()) break;
-        if (i == kLeafValue) {
-          s = result_element(ctx, v);
-          break;
-        }
-        std::string type;
-        switch (v.type()) {
-          case ElementType::kNull: type = "null"; break;
-          case ElementType::kBool: type = v.as_bool() ? "true" : "false"; break;
-          case ElementType::kInt:
-          case ElementType::kBigInt: type = "integer"; break;
-          case ElementType::kDouble:
-          case ElementType::kFloat: type = "real"; break;
-          case ElementType::kString: type = "text"; break;
-          default: type = element_type_name(v.type()); break;  // not JSON: written by hand
-        }
-        result_text(ctx, type);
-        break;
-      }
-      case kLeafRaw:
-        result_blob(ctx, cur_->key());
-        break;
-      case kLeafPrefix:
-        if (prefix_text_.empty()) {
-          sqlite3_result_null(ctx);
-        } else {
-          result_text(ctx, prefix_text_);
-        }
-        break;
-      default:
-        s = Status::Internal("tuplekv internal error: column " + std::to_string(i));
-    }
-    if (!s.ok()) {
-      const Status e = s.code() == StatusCode::kCorruption
-                           ? s.with_context(std::string(kLeavesModule) + ": corrupt store of " +
-                                            t->docs_name)
-                           : s.with_context(kLeavesModule);
-      set_result_error(ctx, e);
-      return sqlite_code(e);
-    }
-    return SQLITE_OK;
-  }
-
- private:
-  // Decodes the key under the cursor into the row's parts.
-  Status split_row() {
-    LeavesTable* t = table();
-    const BytesView key = cur_->key();
-    BytesView doc, rest;
-    TUPLEKV_RETURN_IF_ERROR(split_doc(t->options.mode, key.substr(t->prefix.size()), &doc, &rest));
-    doc_.assign(doc);
-    if (t->options.mode == DocsMode::kDocuments) {
-      leaf_.assign(cur_->value());
-    } else {
-      TupleReader r(rest);
-      size_t last = 0;
-      bool any = false;
-      while (r.next()) {
-        last = r.offset();
-        any = true;
-      }
-      TUPLEKV_RETURN_IF_ERROR(r.status());
-      if (!any) return Status::Corruption("document key has no leaf");
-      leaf_.assign(rest.substr(last));
-      rest = rest.substr(0, last);
-    }
-    // A trailing -2 / -1 marks an empty object / array.
-    marker_ = 0;
-    TupleReader r(rest);
-    size_t last = 0;
-    int64_t value = 0;
-    bool last_int = false;
-    while (r.next()) {
-      last = r.offset();
-      last_int = r.type() == ElementType::kInt;
-      if (last_int) value = r.int64_value();
-    }
-    TUPLEKV_RETURN_IF_ERROR(r.status());
-    if (last_int && (value == model::kEmptyObjectMarker || value == model::kEmptyArrayMarker)) {
-      marker_ = value == model::kEmptyObjectMarker ? 1 : 2;
-      rest = rest.substr(0, last);
-    }
-    node_path_.assign(rest);
-    return Status::OK();
-  }
-
-  // Stands on the first row at or after the cursor's position.
-  Status settle() {
-    for (;;) {
-      if (cur_->valid()) {
-        TUPLEKV_RETURN_IF_ERROR(split_row());
-        if (check_prefix_ && !under_prefix()) {
-          cur_->next();
-          continue;
-        }
-        if (exact_ && BytesView(node_path_) != BytesView(base_path_)) {
-          return next_document();
-        }
-        return Status::OK();
-      }
-      TUPLEKV_RETURN_IF_ERROR(cur_->status());
-      if (cur_ == scan_.get() && !have_path_) {
-        eof_ = true;
-        return Status::OK();
-      }
-      return next_document();
-    }
-  }
-
-  bool under_prefix() {
-    Bytes p;
-    if (!model::pack_path(prefix_check_, &p).ok()) return false;
-    return node_path_.size() >= p.size() && BytesView(node_path_).substr(0, p.size()) == BytesView(p);
-  }
-
-  // Moves to the next document and opens the scan of its path.
-  Status next_document() {
-    LeavesTable* t = table();
-    for (;;) {
-      Bytes doc;
-      if (full_) {
-        if (!doc_started_.empty()) {
-          Bytes k;
-          t->docs->subtree_key(doc_started_, {}, &k);
-          TUPLEKV_RETURN_IF_ERROR(scan_->rescan(KeyRange{*strinc(k), *strinc(t->prefix)}));
-        }
-        if (!scan_->valid()) {
-          TUPLEKV_RETURN_IF_ERROR(scan_->status());
-          eof_ = true;
-          doc_started_.clear();
-          return Status::OK();
-        }
-        BytesView d, rest;
-        TUPLEKV_RETURN_IF_ERROR(
-            split_doc(DocsMode::kDocuments, scan_->key().substr(t->prefix.size()), &d, &rest));
-        doc.assign(d);
-        doc_started_ = doc;
-      } else {
-        if (id_pos_ >= ids_.size()) {
-          eof_ = true;
-          return Status::OK();
-        }
-        doc = ids_[id_pos_++];
-      }
-      bool resolved = true;
-      base_path_.clear();
-      if (have_path_) TUPLEKV_RETURN_IF_ERROR(t->docs->resolve(doc, path_, &base_path_, &resolved));
-      if (!resolved) continue;
-      Bytes key;
-      t->docs->subtree_key(doc, base_path_, &key);
-      const KeyRange r =
-          t->options.mode == DocsMode::kDocuments ? KeyRange{key, *strinc(key)} : range(key);
-      if (sub_ == nullptr) {
-        TUPLEKV_ASSIGN_OR_RETURN(sub_, t->opened.store->scan(r, ScanOptions()));
-      } else {
-        TUPLEKV_RETURN_IF_ERROR(sub_->rescan(r));
-      }
-      cur_ = sub_.get();
-      if (!sub_->valid()) {
-        TUPLEKV_RETURN_IF_ERROR(sub_->status());
-        continue;
-      }
-      TUPLEKV_RETURN_IF_ERROR(split_row());
-      if (exact_ && BytesView(node_path_) != BytesView(base_path_)) continue;
-      if (check_prefix_ && !under_prefix()) {
-        if (exact_) continue;
-        return settle();
-      }
-      return Status::OK();
-    }
-  }
-
-  bool eof_ = true;
-  bool full_ = false;
-  bool have_path_ = false;
-  bool exact_ = false;
-  bool check_prefix_ = false;
-  JsonPath path_, prefix_check_;
-  std::string prefix_text_;
-  std::vector<Bytes> ids_;
-  size_t id_pos_ = 0;
-  std::unique_ptr<Cursor> scan_, sub_;
-  Cursor* cur_ = nullptr;
-  Bytes doc_started_, base_path_;
-  // The current row.
-  Bytes doc_, node_path_, leaf_;
-  int marker_ = 0;
+  bool cached_row_ = false;  // found by its cache entry; its leaves were not read
 };
 
 // ---------------------------------------------------------------------------
 // sqlite3_module slots
-
-struct ModuleData {
-  std::shared_ptr<ConnectionRegistry> registry;
-};
-
-// Cost estimates: a document by id < its subtree by id < every document.
-void plan(sqlite3_index_info* info, const int* columns, const int* bits, const char* const* names,
-          int n, int id_bit, int* idx_num, std::string* idx_str) {
-  idx_str->clear();
-  int argv = 0;
-  *idx_num = 0;
-  for (int k = 0; k < n; ++k) {
-    for (int i = 0; i < info->nConstraint; ++i) {
-      const auto& c = info->aConstraint[i];
-      if (!c.usable || c.iColumn != columns[k] || c.op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-      info->aConstraintUsage[i].argvIndex = ++argv;
-      // SQLite re-checks id (2 = 2.0 and the like); a path is exact.
-      info->aConstraintUsage[i].omit = bits[k] == id_bit ? 0 : 1;
-      *idx_num |= bits[k];
-      if (!idx_str->empty()) *idx_str += ' ';
-      *idx_str += names[k];
-      break;
-    }
-  }
-  const bool by_id = (*idx_num & id_bit) != 0;
-  const bool by_path = *idx_num != 0 && *idx_num != id_bit;
-  info->estimatedRows = by_id ? 1 : 1000;
-  info->estimatedCost = by_id ? (by_path ? 5.0 : 10.0) : (by_path ? 5000.0 : 100000.0);
-  if (by_id) info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
-}
 
 int docs_init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
               char** err, bool create) {
@@ -1276,24 +790,13 @@ int docs_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqli
   return docs_init(db, aux, argc, argv, out, err, false);
 }
 
-int set_idx_str(sqlite3_index_info* info, const std::string& s) {
-  if (s.empty()) return SQLITE_OK;
-  info->idxStr = sqlite3_mprintf("%s", s.c_str());
-  if (info->idxStr == nullptr) return SQLITE_NOMEM;
-  info->needToFreeIdxStr = 1;
-  return SQLITE_OK;
-}
-
 int docs_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) noexcept {
   return guard_vtab(vtab, [&] {
     static const int kColumns[] = {0, 2};
     static const int kBits[] = {kIdxId, kIdxPath};
     static const char* const kNames[] = {"id", "path"};
     int idx_num = 0;
-    std::string idx_str;
-    plan(info, kColumns, kBits, kNames, 2, kIdxId, &idx_num, &idx_str);
-    info->idxNum = idx_num;
-    return set_idx_str(info, idx_str);
+    return plan_equalities(info, kColumns, kBits, kNames, 2, kIdxId, &idx_num);
   });
 }
 
@@ -1310,22 +813,6 @@ int docs_destroy(sqlite3_vtab* vtab) noexcept {
     const Status s = t->destroy();
     if (!s.ok()) return set_vtab_error(vtab, s);
     delete t;
-    return SQLITE_OK;
-  });
-}
-
-template <typename C>
-int open_cursor(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
-  return guard_vtab(vtab, [&] {
-    *out = new C();
-    return SQLITE_OK;
-  });
-}
-
-template <typename C>
-int close_cursor(sqlite3_vtab_cursor* cur) noexcept {
-  return guard_vtab(cur->pVtab, [&] {
-    delete static_cast<C*>(cur);
     return SQLITE_OK;
   });
 }
@@ -1353,10 +840,6 @@ int docs_eof(sqlite3_vtab_cursor* cur) noexcept {
 
 int docs_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) noexcept {
   return guard_vtab(cur->pVtab, [&] { return static_cast<DocsCursor*>(cur)->column(ctx, i); });
-}
-
-int no_rowid(sqlite3_vtab_cursor* cur, sqlite3_int64*) noexcept {
-  return set_vtab_error(cur->pVtab, Status::Internal("tuplekv internal error: no rowid"));
 }
 
 int docs_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64*) noexcept {
@@ -1413,7 +896,8 @@ int docs_rename(sqlite3_vtab* vtab, const char* to) noexcept {
 }
 
 int docs_shadow_name(const char* suffix) noexcept {
-  return suffix != nullptr && sqlite3_stricmp(suffix, SqliteStore::kShadowSuffix) == 0;
+  return suffix != nullptr && (sqlite3_stricmp(suffix, SqliteStore::kShadowSuffix) == 0 ||
+                               sqlite3_stricmp(suffix, SqliteDocCache::kShadowSuffix) == 0);
 }
 
 const sqlite3_module kDocsModuleDef = {
@@ -1443,109 +927,13 @@ const sqlite3_module kDocsModuleDef = {
     /* xShadowName   */ docs_shadow_name,
 };
 
-int leaves_init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
-                char** err) noexcept {
-  return guard_create(err, [&] {
-    const auto* data = static_cast<const ModuleData*>(aux);
-    auto table = std::make_unique<LeavesTable>();
-    const Status s = table->open(db, data->registry, argc, argv);
-    if (!s.ok()) return set_create_error(err, s);
-    *out = table.release();
-    return SQLITE_OK;
-  });
-}
-
-int leaves_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) noexcept {
-  return guard_vtab(vtab, [&] {
-    static const int kColumns[] = {kLeafId, kLeafPath, kLeafPrefix};
-    static const int kBits[] = {kIdxLeafId, kIdxLeafPath, kIdxLeafPrefix};
-    static const char* const kNames[] = {"id", "path", "prefix"};
-    int idx_num = 0;
-    std::string idx_str;
-    plan(info, kColumns, kBits, kNames, 3, kIdxLeafId, &idx_num, &idx_str);
-    // A path or prefix alone still reads every document: rows, not one.
-    if ((idx_num & kIdxLeafId) != 0 && (idx_num & kIdxLeafPath) == 0) info->estimatedRows = 100;
-    if ((idx_num & kIdxLeafId) != 0) info->idxFlags &= ~SQLITE_INDEX_SCAN_UNIQUE;
-    info->idxNum = idx_num;
-    return set_idx_str(info, idx_str);
-  });
-}
-
-int leaves_disconnect(sqlite3_vtab* vtab) noexcept {
-  return guard_vtab(vtab, [&] {
-    delete static_cast<LeavesTable*>(vtab);
-    return SQLITE_OK;
-  });
-}
-
-int leaves_filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc,
-                  sqlite3_value** argv) noexcept {
-  return guard_vtab(cur->pVtab, [&] {
-    auto* c = static_cast<LeavesCursor*>(cur);
-    const Status s = c->filter(idx_num, argc, argv);
-    return s.ok() ? SQLITE_OK : set_vtab_error(cur->pVtab, s.with_context(kLeavesModule));
-  });
-}
-
-int leaves_next(sqlite3_vtab_cursor* cur) noexcept {
-  return guard_vtab(cur->pVtab, [&] {
-    const Status s = static_cast<LeavesCursor*>(cur)->next();
-    return s.ok() ? SQLITE_OK : set_vtab_error(cur->pVtab, s.with_context(kLeavesModule));
-  });
-}
-
-int leaves_eof(sqlite3_vtab_cursor* cur) noexcept {
-  return static_cast<LeavesCursor*>(cur)->eof() ? 1 : 0;
-}
-
-int leaves_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) noexcept {
-  return guard_vtab(cur->pVtab, [&] { return static_cast<LeavesCursor*>(cur)->column(ctx, i); });
-}
-
-const sqlite3_module kLeavesModuleDef = {
-    /* iVersion      */ 2,
-    /* xCreate       */ leaves_init,
-    /* xConnect      */ leaves_init,
-    /* xBestIndex    */ leaves_best_index,
-    /* xDisconnect   */ leaves_disconnect,
-    /* xDestroy      */ leaves_disconnect,
-    /* xOpen         */ open_cursor<LeavesCursor>,
-    /* xClose        */ close_cursor<LeavesCursor>,
-    /* xFilter       */ leaves_filter,
-    /* xNext         */ leaves_next,
-    /* xEof          */ leaves_eof,
-    /* xColumn       */ leaves_column,
-    /* xRowid        */ no_rowid,
-    /* xUpdate       */ nullptr,
-    /* xBegin        */ nullptr,
-    /* xSync         */ nullptr,
-    /* xCommit       */ nullptr,
-    /* xRollback     */ nullptr,
-    /* xFindFunction */ nullptr,
-    /* xRename       */ nullptr,
-    /* xSavepoint    */ nullptr,
-    /* xRelease      */ nullptr,
-    /* xRollbackTo   */ nullptr,
-    /* xShadowName   */ nullptr,
-};
-
-void destroy_module_data(void* p) noexcept { delete static_cast<ModuleData*>(p); }
-
-int register_one(sqlite3* db, const char* name, const sqlite3_module* m, char** err) {
-  auto* data = new ModuleData{ConnectionRegistry::of(db)};
-  const int rc = sqlite3_create_module_v2(db, name, m, data, destroy_module_data);
-  if (rc != SQLITE_OK && err != nullptr) {
-    *err = sqlite3_mprintf("tuplekv: cannot register module %s", name);
-  }
-  return rc;
-}
-
 }  // namespace
+}  // namespace docs
 
 int register_docs_modules(sqlite3* db, char** err) {
-  const int rc = register_one(db, kDocsModule, &kDocsModuleDef, err);
+  const int rc = docs::register_module(db, docs::kDocsModule, &docs::kDocsModuleDef, err);
   if (rc != SQLITE_OK) return rc;
-  return register_one(db, kLeavesModule, &kLeavesModuleDef, err);
+  return docs::register_leaves_module(db, err);
 }
 
 }  // namespace tuplekv::ext

@@ -26,6 +26,8 @@
 #include <cstring>
 #include <limits>
 
+#include "core/json_text.h"
+
 namespace tuplekv::model {
 
 namespace {
@@ -130,38 +132,6 @@ Bytes key_end(BytesView key) {
 // ---------------------------------------------------------------------------
 // JSON numbers
 
-// The JSON number grammar
-//   -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?
-// (simdjson classifies number tokens but does not check all of it).
-bool json_number_grammar(std::string_view s, bool* is_integer) {
-  size_t i = 0;
-  const size_t n = s.size();
-  auto digits = [&] {
-    const size_t start = i;
-    while (i < n && s[i] >= '0' && s[i] <= '9') ++i;
-    return i > start;
-  };
-  if (i < n && s[i] == '-') ++i;
-  if (i < n && s[i] == '0') {
-    ++i;
-  } else if (!(i < n && s[i] >= '1' && s[i] <= '9') || !digits()) {
-    return false;
-  }
-  *is_integer = true;
-  if (i < n && s[i] == '.') {
-    ++i;
-    if (!digits()) return false;
-    *is_integer = false;
-  }
-  if (i < n && (s[i] == 'e' || s[i] == 'E')) {
-    ++i;
-    if (i < n && (s[i] == '+' || s[i] == '-')) ++i;
-    if (!digits()) return false;
-    *is_integer = false;
-  }
-  return i == n;
-}
-
 // True when a number token that std::from_chars found out of range is
 // tiny (rounds to zero) rather than huge: its decimal exponent is negative.
 bool underflows(std::string_view t) {
@@ -220,28 +190,7 @@ void append_double(double d, std::string* out) {
 }
 
 // ---------------------------------------------------------------------------
-// Errors
-
-std::string describe(simdjson::error_code e) {
-  switch (e) {
-    case simdjson::EMPTY: return "empty input";
-    case simdjson::UTF8_ERROR: return "invalid UTF-8";
-    case simdjson::UNESCAPED_CHARS: return "unescaped control character in a string";
-    case simdjson::UNCLOSED_STRING: return "unterminated string";
-    case simdjson::STRING_ERROR: return "invalid escape or lone surrogate in a string";
-    case simdjson::TAPE_ERROR:
-      return "unexpected character, or a missing or extra comma, colon or bracket";
-    case simdjson::INCOMPLETE_ARRAY_OR_OBJECT: return "unclosed array or object";
-    case simdjson::DEPTH_ERROR: return "nested too deeply";
-    case simdjson::T_ATOM_ERROR: return "invalid literal (expected true)";
-    case simdjson::F_ATOM_ERROR: return "invalid literal (expected false)";
-    case simdjson::N_ATOM_ERROR: return "invalid literal (expected null)";
-    case simdjson::NUMBER_ERROR: return "invalid number";
-    case simdjson::CAPACITY: return "input too large";
-    case simdjson::INCORRECT_TYPE: return "invalid literal or value";
-    default: return simdjson::error_message(e);
-  }
-}
+// Messages
 
 std::string text_of(BytesView packed_path) {
   std::string s;
@@ -428,7 +377,7 @@ struct JsonExploder::Impl {
     if (doc != nullptr && !doc->current_location().get(at)) {
       msg += " at byte " + std::to_string(offset_of(at));
     }
-    return Status::InvalidArgument(msg + ": " + describe(e));
+    return Status::InvalidArgument(msg + ": " + describe_json_error(e));
   }
 
   Status error_at(const char* at, const std::string& what) const {
@@ -456,10 +405,7 @@ struct JsonExploder::Impl {
   Status number(od::value& v, Bytes* leaf) {
     std::string_view t = v.raw_json_token();
     const char* at = t.data();
-    while (!t.empty() && (t.back() == ' ' || t.back() == '\t' || t.back() == '\n' ||
-                          t.back() == '\r')) {
-      t.remove_suffix(1);
-    }
+    while (!t.empty() && is_json_space(t.back())) t.remove_suffix(1);
     bool is_integer = false;
     if (!json_number_grammar(t, &is_integer)) {
       return error_at(at, "invalid number '" + std::string(t.substr(0, 40)) + "'");
@@ -585,7 +531,7 @@ struct JsonExploder::Impl {
     od::document doc;
     if (const auto e = parser.iterate(text.data(), len, text.size()).get(doc)) {
       if (e == simdjson::MEMALLOC) return Status::NoMemory();
-      return Status::InvalidArgument("invalid JSON: " + describe(e));
+      return Status::InvalidArgument("invalid JSON: " + describe_json_error(e));
     }
     od::array top;
     if (const auto e = doc.get_array().get(top)) return syntax_error(e, &doc);
@@ -685,33 +631,6 @@ Status JsonExploder::explode(std::string_view json, JsonLeaves* out) {
 
 // ---------------------------------------------------------------------------
 // Leaves -> JSON
-
-void append_json_string(std::string_view s, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c >= 0x20 && c != '"' && c != '\\') continue;
-    out->append(s.data() + start, i - start);
-    start = i + 1;
-    switch (c) {
-      case '"': out->append("\\\""); break;
-      case '\\': out->append("\\\\"); break;
-      case '\n': out->append("\\n"); break;
-      case '\t': out->append("\\t"); break;
-      case '\r': out->append("\\r"); break;
-      case '\b': out->append("\\b"); break;
-      case '\f': out->append("\\f"); break;
-      default:
-        out->append("\\u00");
-        out->push_back(kHex[c >> 4]);
-        out->push_back(kHex[c & 15]);
-    }
-  }
-  out->append(s.data() + start, s.size() - start);
-  out->push_back('"');
-}
 
 Status append_leaf_json(BytesView leaf, std::string* out) {
   TupleReader r(leaf);
@@ -868,6 +787,42 @@ Status JsonAssembler::finish() {
   return Status::OK();
 }
 
+Status assemble_leaves(const JsonLeaves& leaves, std::string* json) {
+  json->clear();
+  if (leaves.empty()) return Status::Internal("tuplekv internal error: a document without leaves");
+  JsonAssembler a;
+  a.reset(json);
+  for (size_t i = 0; i < leaves.size(); ++i) {
+    TUPLEKV_RETURN_IF_ERROR(a.add(leaves.path(i), leaves.leaf(i)));
+  }
+  return a.finish();
+}
+
+// ---------------------------------------------------------------------------
+// StoreDocCache
+
+const Bytes& StoreDocCache::key(BytesView doc) {
+  key_.assign(prefix_);
+  key_.append(doc);
+  return key_;
+}
+
+Status StoreDocCache::contains(BytesView doc, bool* found) {
+  return store_->get(key(doc), &text_, found);
+}
+
+Status StoreDocCache::get(BytesView doc, std::string_view* json, bool* found) {
+  TUPLEKV_RETURN_IF_ERROR(store_->get(key(doc), &text_, found));
+  *json = text_;
+  return Status::OK();
+}
+
+Status StoreDocCache::put(BytesView doc, std::string_view json) {
+  return store_->set(key(doc), json);
+}
+
+Status StoreDocCache::erase(BytesView doc) { return store_->clear(key(doc)); }
+
 // ---------------------------------------------------------------------------
 // Docs
 
@@ -904,6 +859,21 @@ Status Docs::exists(BytesView doc, bool* found) {
   return c->status();
 }
 
+Status split_merge_key(BytesView rest, BytesView* path, BytesView* leaf) {
+  TupleReader r(rest);
+  size_t last = 0;
+  bool any = false;
+  while (r.next()) {
+    last = r.offset();
+    any = true;
+  }
+  TUPLEKV_RETURN_IF_ERROR(r.status());
+  if (!any) return Status::Corruption("document key has no leaf");
+  *path = rest.substr(0, last);
+  *leaf = rest.substr(last);
+  return Status::OK();
+}
+
 Status Docs::assemble(Cursor* c, BytesView subtree, std::string* json) {
   JsonAssembler a;
   a.reset(json);
@@ -913,22 +883,45 @@ Status Docs::assemble(Cursor* c, BytesView subtree, std::string* json) {
     if (mode_ == DocsMode::kDocuments) {
       TUPLEKV_RETURN_IF_ERROR(a.add(rest, c->value()));
     } else {
-      // The last element is the leaf.
-      TupleReader r(rest);
-      size_t last = 0;
-      bool any = false;
-      while (r.next()) {
-        last = r.offset();
-        any = true;
-      }
-      TUPLEKV_RETURN_IF_ERROR(r.status());
-      if (!any) return Status::Corruption("document key has no leaf");
-      TUPLEKV_RETURN_IF_ERROR(a.add(rest.substr(0, last), rest.substr(last)));
+      BytesView path, leaf;
+      TUPLEKV_RETURN_IF_ERROR(split_merge_key(rest, &path, &leaf));
+      TUPLEKV_RETURN_IF_ERROR(a.add(path, leaf));
     }
   }
   TUPLEKV_RETURN_IF_ERROR(c->status());
   if (!a.started()) return Status::Internal("tuplekv internal error: empty subtree assembled");
   return a.finish();
+}
+
+Status Docs::cached(BytesView doc, std::string_view* json, bool* found) {
+  *found = false;
+  if (cache_ == nullptr) return Status::OK();
+  if (ranges_ != nullptr) ++*ranges_;
+  TUPLEKV_RETURN_IF_ERROR(cache_->get(doc, json, found));
+  if (*found) count_key();
+  return Status::OK();
+}
+
+Status Docs::cache_contains(BytesView doc, bool* found) {
+  *found = false;
+  if (cache_ == nullptr) return Status::OK();
+  if (ranges_ != nullptr) ++*ranges_;
+  return cache_->contains(doc, found);
+}
+
+// Rebuilding reads the whole document back: a subtree write costs one
+// read of the document on top of its own keys. That is accepted because
+// it makes the cache right by construction (it is the reassembly, the
+// same code as a read without the cache, never a splice of text that
+// could drift from the leaves), because whole-document reads are what the
+// cache is for and they are far more frequent than subtree writes in
+// document workloads, and because a table whose workload is mostly small
+// writes to big documents can turn the cache off (cache=0).
+Status Docs::refresh_cache(BytesView doc) {
+  if (cache_ == nullptr) return Status::OK();
+  bool found = false;
+  TUPLEKV_RETURN_IF_ERROR(read(doc, {}, &text_, &found));
+  return found ? cache_->put(doc, text_) : cache_->erase(doc);
 }
 
 Status Docs::read(BytesView doc, BytesView path, std::string* json, bool* found) {
@@ -1080,19 +1073,30 @@ Status Docs::clear_subtree(BytesView key) {
 Status Docs::erase(BytesView doc) {
   Bytes key;
   subtree_key(doc, {}, &key);
-  return clear_subtree(key);
+  TUPLEKV_RETURN_IF_ERROR(clear_subtree(key));
+  return cache_ == nullptr ? Status::OK() : cache_->erase(doc);
 }
 
 Status Docs::put(BytesView doc, const JsonLeaves& leaves, bool known_absent) {
   TUPLEKV_RETURN_IF_ERROR(check_limits(doc, {}, leaves));
+  // The entry is the reassembly of the new leaves, not the text given:
+  // reads must not depend on whether they hit the cache (member order,
+  // spaces, number spellings all come out as the leaves say).
+  if (cache_ != nullptr) TUPLEKV_RETURN_IF_ERROR(assemble_leaves(leaves, &text_));
   if (!known_absent) TUPLEKV_RETURN_IF_ERROR(erase(doc));
   Bytes base;
   subtree_key(doc, {}, &base);
-  return write_leaves(base, leaves, 0, leaves.size());
+  TUPLEKV_RETURN_IF_ERROR(write_leaves(base, leaves, 0, leaves.size()));
+  return cache_ == nullptr ? Status::OK() : cache_->put(doc, text_);
 }
 
 Status Docs::set(BytesView doc, BytesView path, const JsonLeaves& leaves) {
   if (path.empty()) return put(doc, leaves);
+  TUPLEKV_RETURN_IF_ERROR(set_subtree(doc, path, leaves));
+  return refresh_cache(doc);
+}
+
+Status Docs::set_subtree(BytesView doc, BytesView path, const JsonLeaves& leaves) {
   TUPLEKV_RETURN_IF_ERROR(check_limits(doc, path, leaves));
   std::vector<BytesView> steps;
   TUPLEKV_RETURN_IF_ERROR(split_elements(path, &steps));
@@ -1167,6 +1171,11 @@ Status Docs::remove(BytesView doc, BytesView path, bool* removed) {
     TUPLEKV_RETURN_IF_ERROR(exists(doc, removed));
     return *removed ? erase(doc) : Status::OK();
   }
+  TUPLEKV_RETURN_IF_ERROR(remove_subtree(doc, path, removed));
+  return *removed ? refresh_cache(doc) : Status::OK();
+}
+
+Status Docs::remove_subtree(BytesView doc, BytesView path, bool* removed) {
   NodeKind kind;
   TUPLEKV_RETURN_IF_ERROR(node(doc, path, &kind));
   if (kind == NodeKind::kAbsent) return Status::OK();
@@ -1286,7 +1295,16 @@ Status Docs::move(BytesView from, BytesView to) {
   }
   TUPLEKV_RETURN_IF_ERROR(store_->clear_range(r.begin, r.end));
   for (const auto& [k, v] : pairs) TUPLEKV_RETURN_IF_ERROR(store_->set(k, v));
-  return Status::OK();
+  if (cache_ == nullptr) return Status::OK();
+  // The text does not depend on the id: move the entry (or rebuild it if
+  // it was missing).
+  bool found = false;
+  std::string_view text;
+  TUPLEKV_RETURN_IF_ERROR(cache_->get(from, &text, &found));
+  if (found) text_.assign(text);
+  cache_->done();
+  TUPLEKV_RETURN_IF_ERROR(cache_->erase(from));
+  return found ? cache_->put(to, text_) : refresh_cache(to);
 }
 
 Status Docs::next_id(int64_t* id) {

@@ -160,9 +160,6 @@ class JsonExploder {
 // int, double, float, string). kCorruption for other element types.
 Status append_leaf_json(BytesView leaf, std::string* out);
 
-// Appends `s` as a JSON string literal.
-void append_json_string(std::string_view s, std::string* out);
-
 // Rebuilds a JSON value from its leaves given in key order, streaming: no
 // tree is built. Checks what it is given: leaves that contradict each
 // other (a path both a leaf and a container, array positions with gaps,
@@ -191,8 +188,65 @@ class JsonAssembler {
   bool root_done_ = false;  // the root was a scalar or an empty container
 };
 
+// The JSON text of exploded leaves (in JsonLeaves order), exactly what
+// reassembling them from the store gives.
+Status assemble_leaves(const JsonLeaves& leaves, std::string* json);
+
+// ---------------------------------------------------------------------------
+// The document cache
+
+// Whole-document JSON text kept beside the leaves, keyed by the packed id
+// element, so that reading a whole document is one lookup instead of one
+// key per leaf. The leaves stay the truth and keep exactly the layout of
+// the file comment: the cache lives elsewhere (another table, or keys
+// outside the subspace), Docs writes it in the same transaction as the
+// leaves, and what it holds for a document is always the text that
+// reassembling the document's leaves gives, byte for byte.
+class DocCache {
+ public:
+  virtual ~DocCache() = default;
+  // Whether `doc` has an entry, without reading its text.
+  virtual Status contains(BytesView doc, bool* found) = 0;
+  // *json views the entry of `doc` (*found false when there is none) until
+  // the next call on this cache or done(). A view, not a copy: a whole
+  // document read copies the text once into SQLite's result, no more.
+  virtual Status get(BytesView doc, std::string_view* json, bool* found) = 0;
+  // Ends the view of the last get() (an SQLite cache releases its
+  // statement: it must not stay on a row between calls).
+  virtual void done() {}
+  virtual Status put(BytesView doc, std::string_view json) = 0;
+  virtual Status erase(BytesView doc) = 0;
+};
+
+// A DocCache inside an OrderedStore: `key_prefix + doc` -> the text. With
+// the leaves' own store and a prefix no tuple key starts with (0xFF, as
+// FoundationDB's system keys), the cache follows every transaction,
+// savepoint and rollback of the leaves exactly. REQUIRES: the store
+// outlives the cache.
+class StoreDocCache final : public DocCache {
+ public:
+  StoreDocCache(OrderedStore* store, Bytes key_prefix)
+      : store_(store), prefix_(std::move(key_prefix)) {}
+  Status contains(BytesView doc, bool* found) override;
+  Status get(BytesView doc, std::string_view* json, bool* found) override;
+  Status put(BytesView doc, std::string_view json) override;
+  Status erase(BytesView doc) override;
+
+ private:
+  const Bytes& key(BytesView doc);
+  OrderedStore* store_;
+  Bytes prefix_;
+  Bytes key_;
+  Bytes text_;  // what get() views, reused between calls
+};
+
 // ---------------------------------------------------------------------------
 // Documents over an ordered store
+
+// Merge mode keeps the leaf in the key: splits the elements after a tree's
+// prefix into the path and the leaf (the last element). kCorruption when
+// there is no element.
+Status split_merge_key(BytesView rest, BytesView* path, BytesView* leaf);
 
 enum class DocsMode : uint8_t { kDocuments, kMerge };
 
@@ -222,6 +276,12 @@ class Docs {
   DocsMode mode() const { return mode_; }
   void set_limits(const DocsLimits& limits) { limits_ = limits; }
   void set_prefix(Bytes prefix) { prefix_ = std::move(prefix); }
+  // Documents mode: keep `cache` (not owned; null for none) equal to the
+  // leaves on every write below. Whole-document writes store the text of
+  // the leaves they write; subtree writes (set and remove below the root)
+  // rebuild the document's entry from its leaves.
+  void set_cache(DocCache* cache) { cache_ = mode_ == DocsMode::kDocuments ? cache : nullptr; }
+  DocCache* cache() const { return cache_; }
   // Every key read (scans, probes, reassembly) and every scan started is
   // added to these, when set (the SQL module's tuplekv_stats counters).
   void set_counters(uint64_t* keys_read, uint64_t* ranges) {
@@ -236,6 +296,19 @@ class Docs {
   Status exists(BytesView doc, bool* found);
   // The JSON text of the subtree at `path`; *found false when absent.
   Status read(BytesView doc, BytesView path, std::string* json, bool* found);
+  // The whole document's text from the cache, as DocCache::get (a view
+  // until cache_done() or the next use of the cache); *found false when
+  // there is no cache or no entry (then read the leaves: the cache may miss
+  // an entry, never disagree with one).
+  Status cached(BytesView doc, std::string_view* json, bool* found);
+  void cache_done() {
+    if (cache_ != nullptr) cache_->done();
+  }
+  // Whether the cache has an entry for `doc` (false without a cache).
+  Status cache_contains(BytesView doc, bool* found);
+  // Rebuilds the cache entry of `doc` from its leaves (removes it when the
+  // document has none). No-op without a cache.
+  Status refresh_cache(BytesView doc);
   // Reads a subtree from a cursor positioned on its first key; consumes
   // the cursor up to the first key that does not start with `subtree_key`.
   Status assemble(Cursor* cursor, BytesView subtree_key, std::string* json);
@@ -273,6 +346,9 @@ class Docs {
   Status next_id(int64_t* id);
 
  private:
+  // set() and remove() below the root, without the cache.
+  Status set_subtree(BytesView doc, BytesView path, const JsonLeaves& leaves);
+  Status remove_subtree(BytesView doc, BytesView path, bool* removed);
   Status write_leaves(BytesView base, const JsonLeaves& leaves, size_t lo, size_t hi);
   Status write_marker(BytesView key, bool object);
   Status clear_subtree(BytesView key);
@@ -290,7 +366,9 @@ class Docs {
   Bytes prefix_;
   DocsMode mode_;
   DocsLimits limits_;
+  DocCache* cache_ = nullptr;
   Bytes key_, key2_;
+  std::string text_;  // the cache entry being written
 };
 
 }  // namespace tuplekv::model

@@ -655,5 +655,159 @@ TEST_F(DocsStoreTest, LimitsRejectBeforeWriting) {
   ASSERT_TRUE(put(1, "{\"a\":\"" + std::string(99000, 'x') + "\"}").ok());
 }
 
+// ---------------------------------------------------------------------------
+// The document cache
+
+// Random steps under the sanitizers are several times slower; keep the
+// sequence shorter there but long enough to cross many savepoints.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int kCacheSteps = 250;
+#else
+constexpr int kCacheSteps = 1000;
+#endif
+
+TEST(DocsCacheTest, AssembledLeavesAreTheReassembly) {
+  MemoryStore store;
+  Docs docs(&store, *packed({TupleValue::string("doc")}), DocsMode::kDocuments);
+  JsonExploder ex;
+  JsonLeaves leaves;
+  for (uint32_t seed = 1; seed <= 100; ++seed) {
+    Gen g(seed);
+    std::string text;
+    g.write(g.value(0, 5), &text);
+    ASSERT_TRUE(ex.explode(text, &leaves).ok()) << text;
+    std::string assembled, read;
+    ASSERT_TRUE(assemble_leaves(leaves, &assembled).ok());
+    ASSERT_TRUE(docs.put(id(seed), leaves).ok());
+    bool found = false;
+    ASSERT_TRUE(docs.read(id(seed), {}, &read, &found).ok());
+    ASSERT_TRUE(found);
+    EXPECT_EQ(assembled, read) << text;
+  }
+}
+
+// Random whole and subtree writes, moves, erases, refused writes, and
+// transactions with savepoints on a store whose Docs keeps a StoreDocCache,
+// beside a twin store without one. After every step: the twin's keys are
+// the leaf keys (the cache adds nothing to the subspace), every document's
+// entry is its reassembly, and there is no entry without a document.
+TEST(DocsCacheTest, CacheFollowsWritesAndRollbacks) {
+  const Bytes prefix = *packed({TupleValue::string("doc")});
+  const Bytes cache_prefix = "\xff" "json";
+  MemoryStore store, twin_store;
+  StoreDocCache cache(&store, cache_prefix);
+  Docs docs(&store, prefix, DocsMode::kDocuments), twin(&twin_store, prefix, DocsMode::kDocuments);
+  docs.set_cache(&cache);
+  ASSERT_EQ(docs.cache(), &cache);
+  JsonExploder ex;
+  JsonLeaves leaves;
+  Gen g(77);
+  const char* kPaths[] = {"$.a", "$.b", "$.a.b", "$.user", "$[0]", "$[1]", "$.a[0]", "$.new.er"};
+  int level = -1;  // -1: outside a transaction
+  int changed = 0, refused = 0, undone = 0;
+  for (int step = 0; step < kCacheSteps; ++step) {
+    // Transaction control, the same on both stores.
+    const int t = g.pick(8);
+    auto both = [&](Status (OrderedStore::*hook)()) {
+      ASSERT_TRUE((store.*hook)().ok());
+      ASSERT_TRUE((twin_store.*hook)().ok());
+    };
+    if (level < 0 && t == 0) {
+      both(&OrderedStore::begin);
+      level = 0;
+    } else if (level >= 0 && t == 0) {
+      ++level;
+      ASSERT_TRUE(store.savepoint(level).ok());
+      ASSERT_TRUE(twin_store.savepoint(level).ok());
+    } else if (level > 0 && t == 1) {
+      ASSERT_TRUE(store.rollback_to(level).ok());
+      ASSERT_TRUE(twin_store.rollback_to(level).ok());
+      ++undone;
+    } else if (level > 0 && t == 2) {
+      ASSERT_TRUE(store.release(level).ok());
+      ASSERT_TRUE(twin_store.release(level).ok());
+      --level;
+    } else if (level >= 0 && t == 3) {
+      if (g.pick(2) == 0) {
+        both(&OrderedStore::commit);
+      } else {
+        both(&OrderedStore::rollback);
+        ++undone;
+      }
+      level = -1;
+    }
+    // One write, the same on both.
+    const Bytes doc = id(1 + g.pick(5));
+    std::string text;
+    g.write(g.value(0, 3), &text);
+    ASSERT_TRUE(ex.explode(text, &leaves).ok());
+    const Bytes path = path_of(kPaths[g.pick(8)]);
+    Status a, b;
+    bool removed = false;
+    switch (g.pick(6)) {
+      case 0: a = docs.put(doc, leaves); b = twin.put(doc, leaves); break;
+      case 1:
+      case 2: a = docs.set(doc, path, leaves); b = twin.set(doc, path, leaves); break;
+      case 3: a = docs.remove(doc, path, &removed); b = twin.remove(doc, path, &removed); break;
+      case 4: a = docs.erase(doc); b = twin.erase(doc); break;
+      default: {
+        const Bytes to = id(1 + g.pick(5));
+        bool taken = false;
+        ASSERT_TRUE(twin.exists(to, &taken).ok());
+        if (taken || to == doc) continue;
+        a = docs.move(doc, to);
+        b = twin.move(doc, to);
+      }
+    }
+    ASSERT_EQ(a.ok(), b.ok()) << a.message() << " / " << b.message();
+    (a.ok() ? changed : refused)++;
+    // The leaves are the twin's, key for key.
+    std::vector<std::string> with_cache = dump(&twin_store);
+    std::vector<std::string> mine;
+    {
+      auto c = store.scan(KeyRange{prefix, *strinc(prefix)}, ScanOptions());
+      ASSERT_TRUE(c.ok());
+      Tuple k, v;
+      for (; (*c)->valid(); (*c)->next()) {
+        ASSERT_TRUE(unpack((*c)->key(), &k).ok());
+        ASSERT_TRUE(unpack((*c)->value(), &v).ok());
+        mine.push_back(repr(k) + "=" + repr(v));
+      }
+    }
+    ASSERT_EQ(mine, with_cache) << "step " << step;
+    // Every entry is its document's reassembly; no entry without one.
+    size_t documents = 0;
+    for (int i = 1; i <= 5; ++i) {
+      std::string leaves_text;
+      bool in_leaves = false, in_cache = false;
+      ASSERT_TRUE(twin.read(id(i), {}, &leaves_text, &in_leaves).ok());
+      std::string_view cached;
+      ASSERT_TRUE(docs.cached(id(i), &cached, &in_cache).ok());
+      ASSERT_EQ(in_cache, in_leaves) << "step " << step << " doc " << i;
+      if (in_leaves) {
+        ++documents;
+        ASSERT_EQ(std::string(cached), leaves_text) << "step " << step << " doc " << i;
+      }
+      docs.cache_done();
+    }
+    auto entries = store.scan(KeyRange{cache_prefix, *strinc(cache_prefix)}, ScanOptions());
+    ASSERT_TRUE(entries.ok());
+    size_t n = 0;
+    for (; (*entries)->valid(); (*entries)->next()) ++n;
+    ASSERT_EQ(n, documents) << "step " << step;
+  }
+  EXPECT_GT(changed, kCacheSteps / 3);
+  EXPECT_GT(refused, 5);
+  EXPECT_GT(undone, 5);
+}
+
+TEST(DocsCacheTest, MergeModeHasNoCache) {
+  MemoryStore store;
+  StoreDocCache cache(&store, "\xff" "json");
+  Docs docs(&store, *packed({TupleValue::string("hier")}), DocsMode::kMerge);
+  docs.set_cache(&cache);
+  EXPECT_EQ(docs.cache(), nullptr);
+}
+
 }  // namespace
 }  // namespace tuplekv::model

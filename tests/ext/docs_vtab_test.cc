@@ -421,18 +421,205 @@ TEST_P(DocsTest, ReadsAreOnePrefixScan) {
       "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) "
       "INSERT INTO docs(id, doc) SELECT i, json_object('i', i, 'tags', json_array('a', 'b', i), "
       "'nested', json_object('x', i * 2, 'y', 'why')) FROM n"));
-  db.value("SELECT tuplekv_stats('docs', 'reset')");
-  EXPECT_EQ(db.value("SELECT doc FROM docs WHERE id = 123"),
-            R"({"i":123,"nested":{"x":246,"y":"why"},"tags":["a","b",123]})");
-  const std::string whole = db.value("SELECT tuplekv_stats('docs', 'reset')");
-  EXPECT_NE(whole.find(R"("scans":1,"ranges":1,"rows":6,)"), std::string::npos) << whole;
-  EXPECT_EQ(db.value("SELECT doc FROM docs WHERE id = 123 AND path = '$.nested'"),
-            R"({"x":246,"y":"why"})");
-  const std::string sub = db.value("SELECT tuplekv_stats('docs', 'reset')");
+  // The counters one query adds (tuplekv_stats), after checking its result.
+  auto counted = [&](const std::string& table, const std::string& sql, const std::string& want) {
+    db.value("SELECT tuplekv_stats('" + table + "', 'reset')");
+    EXPECT_EQ(db.value(sql), want) << sql;
+    return db.value("SELECT tuplekv_stats('" + table + "', 'reset')");
+  };
+  const std::string doc123 = R"({"i":123,"nested":{"x":246,"y":"why"},"tags":["a","b",123]})";
+  // From the document cache: whether it exists, then its text.
+  const std::string whole = counted("docs", "SELECT doc FROM docs WHERE id = 123", doc123);
+  EXPECT_NE(whole.find(R"("scans":1,"ranges":2,"rows":1,)"), std::string::npos) << whole;
+  const std::string sub = counted("docs", "SELECT doc FROM docs WHERE id = 123 AND path = '$.nested'",
+                                  R"({"x":246,"y":"why"})");
   EXPECT_NE(sub.find(R"("scans":1,"ranges":1,"rows":2,)"), std::string::npos) << sub;
   const Rows plan = db.rows("EXPLAIN QUERY PLAN SELECT doc FROM docs WHERE id = 1 AND path = '$.a'");
   ASSERT_EQ(plan.size(), 1u);
   EXPECT_EQ(plan[0][3], "SCAN docs VIRTUAL TABLE INDEX 3:id path");
+  // Without the cache, a whole document is one prefix scan of its leaves.
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE plain USING tuplekv_docs(store=" + GetParam() +
+                      ", cache=0); INSERT INTO plain(id, doc) SELECT id, doc FROM docs"));
+  const std::string leaves = counted("plain", "SELECT doc FROM plain WHERE id = 123", doc123);
+  EXPECT_NE(leaves.find(R"("scans":1,"ranges":1,"rows":6,)"), std::string::npos) << leaves;
+}
+
+// ---------------------------------------------------------------------------
+// The document cache
+
+// Random whole-document and subtree writes, failing statements,
+// transactions and savepoints, applied alike to `docs` (with the cache)
+// and a twin `plain` (cache=0) over the same subspace. After every step
+// both read the same, by id and by full scan; every document's whole read
+// is a cache hit (one row read); and, with the SQLite store, the twin's
+// leaves are byte for byte the same keys and "docs_json" holds exactly one
+// entry per document with the reassembled text.
+TEST_P(DocsTest, CacheAgreesWithLeavesAfterRandomWrites) {
+  sqlite3* h = db.handle();
+  const bool sqlite_store = GetParam() == "sqlite";
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE plain USING tuplekv_docs(store=" + GetParam() +
+                      ", subspace=docs, cache=0)"));
+  std::mt19937 rng(2024);
+  auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+  JsonGen gen(99);
+  int txn_depth = -1;  // -1: no transaction; else savepoints open
+  int ok_writes = 0, failed_writes = 0, rollbacks = 0;
+  const int steps = 400;
+  for (int step = 0; step < steps; ++step) {
+    // Transaction control, on the connection (both tables together).
+    const int t = pick(6);
+    if (txn_depth < 0 && t == 0) {
+      ASSERT_TRUE(db.exec("BEGIN"));
+      txn_depth = 0;
+    } else if (txn_depth >= 0 && t == 0) {
+      ASSERT_TRUE(db.exec("SAVEPOINT s" + std::to_string(++txn_depth)));
+    } else if (txn_depth > 0 && t == 1) {
+      ASSERT_TRUE(db.exec("ROLLBACK TO s" + std::to_string(txn_depth)));
+      ++rollbacks;
+      if (pick(2)) {
+        ASSERT_TRUE(db.exec("RELEASE s" + std::to_string(txn_depth--)));
+      }
+    } else if (txn_depth > 0 && t == 2) {
+      ASSERT_TRUE(db.exec("RELEASE s" + std::to_string(txn_depth--)));
+    } else if (txn_depth >= 0 && t == 3) {
+      const bool commit = pick(2) == 0;
+      ASSERT_TRUE(db.exec(commit ? "COMMIT" : "ROLLBACK"));
+      if (!commit) ++rollbacks;
+      txn_depth = -1;
+    }
+    // One write, the same on both tables.
+    const std::string id = std::to_string(1 + pick(6));
+    const std::string id2 = std::to_string(1 + pick(6));
+    const Outcome current = run(h, "SELECT doc FROM plain WHERE id = ?1", {id});
+    std::vector<std::string> paths = {"$", "$.a", "$.new.x", "$[0]", "$[#]"};
+    if (current.value) paths = paths_of(h, *current.value);
+    const std::string path = paths[static_cast<size_t>(pick(static_cast<int>(paths.size())))];
+    const std::string value = gen.value(pick(4));
+    std::string sql;
+    std::vector<std::string> params;
+    switch (pick(9)) {
+      case 0: sql = "INSERT OR REPLACE INTO {T}(id, doc) VALUES (?1, ?2)"; params = {id, value}; break;
+      case 1: sql = "INSERT INTO {T}(id, doc) VALUES (?1, ?2)"; params = {id, value}; break;
+      case 2: sql = "UPDATE {T} SET doc = ?2 WHERE id = ?1"; params = {id, value}; break;
+      case 3:
+      case 4: sql = "UPDATE {T} SET doc = ?2 WHERE id = ?1 AND path = ?3"; params = {id, value, path}; break;
+      case 5: sql = "DELETE FROM {T} WHERE id = ?1 AND path = ?2"; params = {id, path}; break;
+      case 6: sql = pick(3) ? "DELETE FROM {T} WHERE path = ?1" : "DELETE FROM {T} WHERE id = ?1";
+              params = {pick(2) ? path : id}; break;
+      case 7: sql = "UPDATE OR REPLACE {T} SET id = ?2 WHERE id = ?1"; params = {id, id2}; break;
+      default:  // fails at its second row: the statement leaves nothing
+        sql = "INSERT INTO {T}(id, doc) VALUES (?1 + 10, ?2), (?1 + 20, '{bad')"; params = {id, value};
+    }
+    Outcome outcomes[2];
+    int k = 0;
+    for (const char* table : {"docs", "plain"}) {
+      std::string text = sql;
+      text.replace(text.find("{T}"), 3, table);
+      outcomes[k++] = run(h, text, params);
+    }
+    ASSERT_EQ(outcomes[0].ok, outcomes[1].ok) << sql << "\n" << outcomes[0].error << "\n" << outcomes[1].error;
+    (outcomes[0].ok ? ok_writes : failed_writes)++;
+    // The cache reads what the leaves read.
+    const Rows with_cache = db.rows("SELECT quote(id), doc FROM docs");
+    ASSERT_EQ(with_cache, db.rows("SELECT quote(id), doc FROM plain")) << "step " << step << ": " << sql;
+    for (const Row& r : with_cache) {
+      db.value("SELECT tuplekv_stats('docs', 'reset')");
+      ASSERT_EQ(db.value("SELECT doc FROM docs WHERE id = " + r[0]), r[1]);
+      const std::string stats = db.value("SELECT tuplekv_stats('docs', 'reset')");
+      ASSERT_NE(stats.find(R"("rows":1,)"), std::string::npos) << "no cache entry for " << r[0];
+    }
+    if (sqlite_store) {
+      ASSERT_EQ(db.rows("SELECT hex(k), hex(v) FROM docs_kv"), db.rows("SELECT hex(k), hex(v) FROM plain_kv"));
+      ASSERT_EQ(db.rows("SELECT tuple_repr(id), doc FROM docs_json ORDER BY id"),
+                db.rows("SELECT tuple_repr(tuple_pack(id)), doc FROM plain"));
+    }
+  }
+  if (txn_depth >= 0) {
+    ASSERT_TRUE(db.exec("COMMIT"));
+  }
+  EXPECT_GT(ok_writes, steps / 2);
+  EXPECT_GT(failed_writes, 10);
+  EXPECT_GT(rollbacks, 10);
+}
+
+TEST(DocsCacheTest, ShadowTableIsReadOnlyUnderDefensive) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs; INSERT INTO d(id, doc) VALUES (1, '[1]')"));
+  EXPECT_EQ(db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"),
+            (Rows{{"d"}, {"d_json"}, {"d_kv"}}));
+  int on = 0;
+  ASSERT_EQ(sqlite3_db_config(db.handle(), SQLITE_DBCONFIG_DEFENSIVE, 1, &on), SQLITE_OK);
+  EXPECT_EQ(db.error("DELETE FROM d_json"), "table d_json may not be modified");
+  EXPECT_EQ(db.error("UPDATE d_json SET doc = '[2]'"), "table d_json may not be modified");
+  EXPECT_EQ(db.error("INSERT INTO d_json VALUES (x'00', '0')"), "table d_json may not be modified");
+  EXPECT_EQ(db.rows("SELECT hex(id), doc FROM d_json"), (Rows{{"1501", "[1]"}}));
+  ASSERT_TRUE(db.exec("UPDATE d SET doc = '5' WHERE id = 1 AND path = '$[1]'; INSERT INTO d(doc) VALUES ('{}')"));
+  EXPECT_EQ(db.rows("SELECT hex(id), doc FROM d_json"), (Rows{{"1501", "[1,5]"}, {"1502", "{}"}}));
+}
+
+TEST(DocsCacheTest, RenameAndDropMoveTheCache) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs; INSERT INTO d(id, doc) VALUES (1, '[1]')"));
+  ASSERT_TRUE(db.exec("ALTER TABLE d RENAME TO d2"));
+  EXPECT_EQ(db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"),
+            (Rows{{"d2"}, {"d2_json"}, {"d2_kv"}}));
+  EXPECT_EQ(db.value("SELECT doc FROM d2 WHERE id = 1"), "[1]");
+  ASSERT_TRUE(db.exec("UPDATE d2 SET doc = '2' WHERE id = 1 AND path = '$[0]'"));
+  EXPECT_EQ(db.rows("SELECT doc FROM d2_json"), (Rows{{"[2]"}}));
+  // A rename rolled back leaves the names (and the cache) as they were.
+  ASSERT_TRUE(db.exec("BEGIN; ALTER TABLE d2 RENAME TO d3; ROLLBACK"));
+  EXPECT_EQ(db.value("SELECT doc FROM d2 WHERE id = 1"), "[2]");
+  ASSERT_TRUE(db.exec("DROP TABLE d2"));
+  EXPECT_EQ(db.value("SELECT count(*) FROM sqlite_schema"), "0");
+  // cache=0 and mode=merge make no cache table.
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE a USING tuplekv_docs(cache=0);"
+                      "CREATE VIRTUAL TABLE b USING tuplekv_docs(mode=merge)"));
+  EXPECT_EQ(db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"),
+            (Rows{{"a"}, {"a_kv"}, {"b"}, {"b_kv"}}));
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE c USING tuplekv_docs(cache=maybe)"),
+            "tuplekv_docs: cache must be 1 or 0 (true/false, on/off), not 'maybe'");
+}
+
+TEST(DocsCacheTest, MissingOrCorruptEntries) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs;"
+                      "INSERT INTO d(id, doc) VALUES (1, '{\"a\":[1,2]}'), (2, '{\"t\":2}')"));
+  // A missing entry: the document is reassembled from its leaves.
+  ASSERT_TRUE(db.exec("DELETE FROM d_json WHERE id = tuple_pack(1)"));
+  EXPECT_EQ(db.value("SELECT doc FROM d WHERE id = 1"), "{\"a\":[1,2]}");
+  EXPECT_EQ(db.rows("SELECT id, doc FROM d"), (Rows{{"1", "{\"a\":[1,2]}"}, {"2", "{\"t\":2}"}}));
+  // The next write of the document puts the entry back.
+  ASSERT_TRUE(db.exec("UPDATE d SET doc = '3' WHERE id = 1 AND path = '$.a[#]'"));
+  EXPECT_EQ(db.value("SELECT doc FROM d_json WHERE id = tuple_pack(1)"), "{\"a\":[1,2,3]}");
+  // An entry that is not text: an error, by id and in a full scan.
+  ASSERT_TRUE(db.exec("UPDATE d_json SET doc = x'3432' WHERE id = tuple_pack(2)"));
+  const std::string corrupt =
+      "tuplekv_docs: corrupt store of d: corrupt shadow table \"main\".\"d_json\": the doc of id "
+      "x'1502' is BLOB, not TEXT";
+  EXPECT_EQ(db.error("SELECT doc FROM d WHERE id = 2"), corrupt);
+  EXPECT_EQ(db.error_code("SELECT doc FROM d"), SQLITE_CORRUPT_VTAB);
+  // Subtree reads use the leaves and still work; rewriting the document repairs the entry.
+  EXPECT_EQ(db.value("SELECT doc FROM d WHERE id = 2 AND path = '$.t'"), "2");
+  ASSERT_TRUE(db.exec("UPDATE d SET doc = '\"2\"' WHERE id = 2"));
+  EXPECT_EQ(db.value("SELECT doc FROM d WHERE id = 2"), "\"2\"");
+  // A table without its cache table (made before there was one) works on
+  // its leaves alone.
+  const std::string path = ::testing::TempDir() + "docs_without_cache.db";
+  std::remove(path.c_str());
+  {
+    Db a(path);
+    ASSERT_TRUE(a.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs;"
+                       "INSERT INTO d(id, doc) VALUES (1, '[1]'); DROP TABLE d_json"));
+  }
+  {
+    Db b(path);
+    EXPECT_EQ(b.value("SELECT doc FROM d WHERE id = 1"), "[1]");
+    ASSERT_TRUE(b.exec("INSERT INTO d(id, doc) VALUES (2, '{}'); UPDATE d SET doc = 0 WHERE id = 1 AND path = '$[0]'"));
+    EXPECT_EQ(b.rows("SELECT id, doc FROM d"), (Rows{{"1", "[0]"}, {"2", "{}"}}));
+    ASSERT_TRUE(b.exec("DROP TABLE d"));
+    EXPECT_EQ(b.value("SELECT count(*) FROM sqlite_schema"), "0");
+  }
+  std::remove(path.c_str());
 }
 
 TEST_P(DocsTest, Leaves) {
