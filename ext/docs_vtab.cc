@@ -98,6 +98,7 @@
 
 #include "core/model/docs.h"
 #include "core/model/sql_any.h"
+#include "core/move_prefix.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
 #include "ext/docs_cache.h"
@@ -247,19 +248,7 @@ struct DocsTable : sqlite3_vtab {
     if (!options.keyspace.subspace_given && !options.keyspace.memory) {
       Bytes to_prefix;
       TUPLEKV_RETURN_IF_ERROR(subspace_prefix(kDocsModule, to, &to_prefix));
-      // Tuple encodings are prefix-free: the two ranges are disjoint.
-      const KeyRange all{prefix, *strinc(prefix)};
-      {
-        TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c, store()->scan(all, ScanOptions()));
-        Bytes k;
-        for (; c->valid(); c->next()) {
-          k.assign(to_prefix);
-          k.append(c->key().substr(prefix.size()));
-          TUPLEKV_RETURN_IF_ERROR(store()->set(k, c->value()));
-        }
-        TUPLEKV_RETURN_IF_ERROR(c->status());
-      }
-      TUPLEKV_RETURN_IF_ERROR(store()->clear_range(all.begin, all.end));
+      TUPLEKV_RETURN_IF_ERROR(move_prefix(store(), prefix, to_prefix));
       prefix = to_prefix;
       options.keyspace.subspace = to;
       docs->set_prefix(prefix);

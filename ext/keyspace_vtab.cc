@@ -18,6 +18,7 @@
 #include <utility>
 
 #include "core/model/sql_any.h"
+#include "core/move_prefix.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
 #include "ext/errors.h"
@@ -453,20 +454,7 @@ Status PairTable::rename(const std::string& to) {
     Result<Subspace> sub = Subspace::make({TupleValue::string(to)});
     if (!sub.ok()) return Status::InvalidArgument(module + ": table name is not valid UTF-8");
     const Bytes to_prefix = sub->key();
-    // Tuple encodings are prefix-free: the old and new ranges are
-    // disjoint, so the scan never meets a key it wrote.
-    const KeyRange all{prefix, *strinc(prefix)};
-    {
-      TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c, store->scan(all, ScanOptions()));
-      Bytes k;
-      for (; c->valid(); c->next()) {
-        k.assign(to_prefix);
-        k.append(c->key().substr(prefix.size()));
-        TUPLEKV_RETURN_IF_ERROR(store->set(k, c->value()));
-      }
-      TUPLEKV_RETURN_IF_ERROR(c->status());
-    }
-    TUPLEKV_RETURN_IF_ERROR(store->clear_range(all.begin, all.end));
+    TUPLEKV_RETURN_IF_ERROR(move_prefix(store.get(), prefix, to_prefix));
     prefix = to_prefix;
     options.subspace = to;
     TUPLEKV_RETURN_IF_ERROR(spec.model->rebind(prefix));

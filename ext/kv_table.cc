@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "core/move_prefix.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
 #include "ext/errors.h"
@@ -181,19 +182,7 @@ Status KvTable::rename(const std::string& to) {
 }
 
 Status KvTable::move_keys(const Bytes& to) {
-  // Tuple encodings are prefix-free, so the old and new key ranges are
-  // disjoint and the scan never meets a key it wrote.
-  KeyRange old_range{prefix, *strinc(prefix)};
-  {
-    TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c, store->scan(old_range, ScanOptions()));
-    for (; c->valid(); c->next()) {
-      key_buf.assign(to);
-      key_buf.append(c->key().substr(prefix.size()));
-      TUPLEKV_RETURN_IF_ERROR(store->set(key_buf, c->value()));
-    }
-    TUPLEKV_RETURN_IF_ERROR(c->status());
-  }
-  TUPLEKV_RETURN_IF_ERROR(store->clear_range(old_range.begin, old_range.end));
+  TUPLEKV_RETURN_IF_ERROR(move_prefix(store.get(), prefix, to));
   prefix = to;
   table_end = *strinc(prefix);
   return Status::OK();
