@@ -13,6 +13,7 @@
 #include <cstdlib>
 
 #include "core/tuple.h"
+#include "tests/fuzz/fuzz_check.h"
 
 namespace {
 
@@ -20,15 +21,6 @@ using tuplekv::BytesView;
 using tuplekv::ElementType;
 using tuplekv::Tuple;
 using tuplekv::TupleValue;
-
-#define FUZZ_CHECK(cond)                                                   \
-  do {                                                                     \
-    if (!(cond)) {                                                         \
-      std::fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, \
-                   #cond);                                                 \
-      std::abort();                                                        \
-    }                                                                      \
-  } while (0)
 
 int count_incomplete_stamps(const Tuple& t) {
   int n = 0;
