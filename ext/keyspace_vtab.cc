@@ -22,6 +22,7 @@
 #include "core/subspace.h"
 #include "core/tuple.h"
 #include "ext/errors.h"
+#include "ext/table_storage.h"
 #include "ext/values.h"
 
 namespace tuplekv::ext {
@@ -429,25 +430,15 @@ Status PairTable::open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& re
 }
 
 Status PairTable::destroy() {
-  if (options.memory) {
-    registry->drop_memory(schema, name);
-  } else {
-    TUPLEKV_RETURN_IF_ERROR(SqliteStore::drop_table(db, schema, name));
-    sqlite_store = nullptr;
-    store.reset();
-  }
-  registry->drop_stats(schema, name);
+  TUPLEKV_RETURN_IF_ERROR(drop_table_storage(registry.get(), db, schema, name, options.memory));
+  sqlite_store = nullptr;
+  store.reset();
   return Status::OK();
 }
 
 Status PairTable::rename(const std::string& to) {
-  if (options.memory) {
-    registry->rename_memory(schema, name, to);
-  } else {
-    TUPLEKV_RETURN_IF_ERROR(SqliteStore::rename_table(db, schema, name, to));
-    TUPLEKV_RETURN_IF_ERROR(sqlite_store->renamed(to));
-  }
-  registry->rename_stats(schema, name, to);
+  TUPLEKV_RETURN_IF_ERROR(
+      rename_table_storage(registry.get(), db, sqlite_store, schema, name, to, options.memory));
   name = to;
   // As tuplekv_kv: without subspace= the keys live under the table name.
   if (!options.subspace_given && !options.memory) {

@@ -11,6 +11,7 @@
 #include "core/tuple.h"
 #include "ext/errors.h"
 #include "ext/module_args.h"
+#include "ext/table_storage.h"
 
 namespace tuplekv::ext::kv {
 
@@ -142,28 +143,17 @@ Status KvTable::open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& reg,
 }
 
 Status KvTable::destroy() {
-  if (options.memory) {
-    registry->drop_memory(schema, name);
-  } else {
-    // The store stays usable until the drop succeeded: on failure SQLite
-    // keeps the table (and this object). Its idle prepared statements do
-    // not block DROP TABLE.
-    TUPLEKV_RETURN_IF_ERROR(SqliteStore::drop_table(db, schema, name));
-    sqlite_store = nullptr;
-    store.reset();
-  }
-  registry->drop_stats(schema, name);
+  // The store stays usable until the drop succeeded: on failure SQLite
+  // keeps the table (and this object).
+  TUPLEKV_RETURN_IF_ERROR(drop_table_storage(registry.get(), db, schema, name, options.memory));
+  sqlite_store = nullptr;
+  store.reset();
   return Status::OK();
 }
 
 Status KvTable::rename(const std::string& to) {
-  if (options.memory) {
-    registry->rename_memory(schema, name, to);
-  } else {
-    TUPLEKV_RETURN_IF_ERROR(SqliteStore::rename_table(db, schema, name, to));
-    TUPLEKV_RETURN_IF_ERROR(sqlite_store->renamed(to));
-  }
-  registry->rename_stats(schema, name, to);
+  TUPLEKV_RETURN_IF_ERROR(
+      rename_table_storage(registry.get(), db, sqlite_store, schema, name, to, options.memory));
   name = to;
   // A table without subspace= lives under its name, and the rewritten
   // CREATE statement will derive the new one on the next connect: move the

@@ -1,0 +1,30 @@
+#include "ext/table_storage.h"
+
+namespace tuplekv::ext {
+
+Status drop_table_storage(ConnectionRegistry* registry, sqlite3* db, const std::string& schema,
+                          const std::string& name, bool memory) {
+  if (memory) {
+    registry->drop_memory(schema, name);
+  } else {
+    // The table's idle prepared statements do not block DROP TABLE.
+    TUPLEKV_RETURN_IF_ERROR(SqliteStore::drop_table(db, schema, name));
+  }
+  registry->drop_stats(schema, name);
+  return Status::OK();
+}
+
+Status rename_table_storage(ConnectionRegistry* registry, sqlite3* db, SqliteStore* sqlite_store,
+                            const std::string& schema, const std::string& name,
+                            const std::string& to, bool memory) {
+  if (memory) {
+    registry->rename_memory(schema, name, to);
+  } else {
+    TUPLEKV_RETURN_IF_ERROR(SqliteStore::rename_table(db, schema, name, to));
+    TUPLEKV_RETURN_IF_ERROR(sqlite_store->renamed(to));
+  }
+  registry->rename_stats(schema, name, to);
+  return Status::OK();
+}
+
+}  // namespace tuplekv::ext
