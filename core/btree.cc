@@ -454,6 +454,10 @@ BTree::Pos BTree::lower_bound(BytesView key) const {
   return normalize(leaf, node_search<false>(leaf, key));
 }
 
+int BTree::lower_bound_in(const Node* leaf, BytesView key) {
+  return node_search<false>(leaf, key);
+}
+
 BTree::Pos BTree::upper_bound(BytesView key) const {
   const Node* leaf = descend(key, nullptr);
   return normalize(leaf, node_search<true>(leaf, key));

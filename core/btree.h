@@ -155,6 +155,8 @@ class BTree {
   uint64_t erase_range(BytesView begin, BytesView end, btree::ChangeSink* sink);
 
   Pos lower_bound(BytesView key) const;  // first pair with key >= `key`
+  // Index of the first key >= `key` within one leaf (leaf->count if none).
+  static int lower_bound_in(const btree::Node* leaf, BytesView key);
   Pos upper_bound(BytesView key) const;  // first pair with key > `key`
   Pos first() const { return normalize(head_, 0); }
   Pos last() const {

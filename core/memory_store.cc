@@ -7,161 +7,131 @@
 
 namespace tuplekv {
 
-// Declared in the header only as a friend; its definition is private to
-// this file. Not in an anonymous namespace because MemoryStore names it.
-class MemoryCursor final : public Cursor {
- public:
-  MemoryCursor(MemoryStore* store, const KeyRange& range, const ScanOptions& options)
-      : store_(store), options_(options), begin_(range.begin), end_(range.end) {
-    next_ = store_->cursors_;
-    if (next_ != nullptr) next_->prev_ = this;
-    store_->cursors_ = this;
-    start();
-  }
-  ~MemoryCursor() override {
-    if (store_ == nullptr) return;
-    if (prev_ != nullptr) prev_->next_ = next_; else store_->cursors_ = next_;
-    if (next_ != nullptr) next_->prev_ = prev_;
-  }
-  MemoryCursor(const MemoryCursor&) = delete;
-  MemoryCursor& operator=(const MemoryCursor&) = delete;
+MemoryCursor::MemoryCursor(MemoryStore* store, const KeyRange& range, const ScanOptions& options)
+    : store_(store),
+      options_(options),
+      reverse_(options.reverse),
+      keys_only_(options.keys_only),
+      begin_(range.begin),
+      end_(range.end) {
+  next_ = store_->cursors_;
+  if (next_ != nullptr) next_->prev_ = this;
+  store_->cursors_ = this;
+  start();
+}
 
-  bool valid() const override { return valid_; }
-  BytesView key() const override { return key_; }
-  BytesView value() const override { return value_; }
-  Status status() const override { return Status::OK(); }
+MemoryCursor::~MemoryCursor() {
+  if (store_ == nullptr) return;
+  if (prev_ != nullptr) prev_->next_ = next_; else store_->cursors_ = next_;
+  if (next_ != nullptr) next_->prev_ = prev_;
+}
 
-  void next() override {
-    assert(valid_);
-    if (--remaining_ == 0) return finish();
-    if (!attached_) return reseek();
-    const btree::Node* leaf = leaf_;
-    if (!options_.reverse) {
-      if (++index_ == leaf->count) {
-        leaf = leaf_ = leaf->next;
-        if (leaf == nullptr) return finish();
-        index_ = 0;
-        enter_leaf();
-      }
-      key_ = leaf->key(index_);
-      if (!leaf_in_range_ && compare_bytes(key_, end_) >= 0) return finish();
+Status MemoryCursor::rescan(const KeyRange& range) {
+  begin_ = range.begin;
+  end_ = range.end;
+  start();
+  return Status::OK();
+}
+
+void MemoryCursor::detach() {
+  if (!attached_) return;
+  key_copy_.assign(key_.data(), key_.size());
+  key_ = key_copy_;
+  if (!keys_only_) {
+    value_copy_.assign(value_.data(), value_.size());
+    value_ = value_copy_;
+  }
+  attached_ = false;
+  leaf_ = nullptr;
+  block_fast_path();
+}
+
+void MemoryCursor::orphan() {
+  detach();
+  store_ = nullptr;
+  prev_ = next_ = nullptr;
+}
+
+// next() left the fast path: the limit is spent, the cursor is detached, or
+// index_ has just stepped onto stop_ (reverse: below it).
+void MemoryCursor::next_slow() {
+  assert(valid_);
+  if (remaining_ == 0) return finish();
+  if (!attached_) return reseek();
+  const btree::Node* leaf = leaf_;
+  if (!reverse_) {
+    if (stop_ < leaf->count || leaf->next == nullptr) return finish();
+    leaf_ = leaf->next;
+    index_ = 0;
+  } else {
+    if (stop_ > 0 || leaf->prev == nullptr) return finish();
+    leaf_ = leaf->prev;
+    index_ = leaf_->count - 1;
+  }
+  if (!enter_leaf()) return finish();
+  load();
+}
+
+void MemoryCursor::start() {
+  remaining_ = options_.limit == 0 ? std::numeric_limits<uint64_t>::max() : options_.limit;
+  if (store_ == nullptr || (!end_.empty() && compare_bytes(begin_, end_) >= 0)) {
+    return finish();
+  }
+  const BTree& tree = store_->tree_;
+  if (!reverse_) return land(tree.lower_bound(begin_));
+  land(end_.empty() ? tree.last() : before(tree.lower_bound(end_)));
+}
+
+// After a write: continue from the key we were on, as the tree is now.
+void MemoryCursor::reseek() {
+  if (store_ == nullptr) return finish();
+  const BTree& tree = store_->tree_;
+  if (!reverse_) return land(tree.upper_bound(key_copy_));
+  land(before(tree.lower_bound(key_copy_)));
+}
+
+BTree::Pos MemoryCursor::before(BTree::Pos p) const {
+  return p.leaf != nullptr ? BTree::prev(p) : store_->tree_.last();
+}
+
+void MemoryCursor::land(BTree::Pos p) {
+  if (p.leaf == nullptr) return finish();
+  leaf_ = p.leaf;
+  index_ = p.index;
+  if (!enter_leaf()) return finish();
+  valid_ = attached_ = true;
+  key_ = leaf_->key(index_);
+  value_ = keys_only_ ? BytesView() : leaf_->value(index_);
+}
+
+// Sets stop_ for leaf_, so that next() checks the range once per leaf, not
+// once per key; false when index_ is already outside the range.
+bool MemoryCursor::enter_leaf() {
+  const btree::Node* leaf = leaf_;
+  if (!reverse_) {
+    if (end_.empty() || compare_bytes(leaf->key(leaf->count - 1), end_) < 0) {
+      stop_ = leaf->count;
     } else {
-      if (index_-- == 0) {
-        leaf = leaf_ = leaf->prev;
-        if (leaf == nullptr) return finish();
-        index_ = leaf->count - 1;
-        enter_leaf();
-      }
-      key_ = leaf->key(index_);
-      if (!leaf_in_range_ && compare_bytes(key_, begin_) < 0) return finish();
+      stop_ = BTree::lower_bound_in(leaf, end_);
     }
-    if (!options_.keys_only) value_ = leaf->value(index_);
+    if (leaf->next != nullptr) __builtin_prefetch(leaf->next);
+    return index_ < stop_;
   }
-
-  // The limit applies to each range separately.
-  Status rescan(const KeyRange& range) override {
-    begin_ = range.begin;
-    end_ = range.end;
-    start();
-    return Status::OK();
+  if (begin_.empty() || compare_bytes(leaf->key(0), begin_) >= 0) {
+    stop_ = 0;
+  } else {
+    stop_ = BTree::lower_bound_in(leaf, begin_);
   }
+  if (leaf->prev != nullptr) __builtin_prefetch(leaf->prev);
+  return index_ >= stop_;
+}
 
-  // The store is about to change: keep the current pair in our own buffers.
-  void detach() {
-    if (!attached_) return;
-    key_copy_.assign(key_.data(), key_.size());
-    key_ = key_copy_;
-    if (!options_.keys_only) {
-      value_copy_.assign(value_.data(), value_.size());
-      value_ = value_copy_;
-    }
-    attached_ = false;
-    leaf_ = nullptr;
-  }
-
-  // The store is going away; the cursor ends at its next move.
-  void orphan() {
-    detach();
-    store_ = nullptr;
-    prev_ = next_ = nullptr;
-  }
-
-  MemoryCursor* next_in_store() const { return next_; }
-
- private:
-  void start() {
-    remaining_ = options_.limit == 0 ? std::numeric_limits<uint64_t>::max() : options_.limit;
-    if (store_ == nullptr || (!end_.empty() && compare_bytes(begin_, end_) >= 0)) {
-      return finish();
-    }
-    const BTree& tree = store_->tree_;
-    if (!options_.reverse) return land(tree.lower_bound(begin_));
-    land(end_.empty() ? tree.last() : before(tree.lower_bound(end_)));
-  }
-
-  // After a write: continue from the key we were on, as the tree is now.
-  void reseek() {
-    if (store_ == nullptr) return finish();
-    const BTree& tree = store_->tree_;
-    if (!options_.reverse) return land(tree.upper_bound(key_copy_));
-    land(before(tree.lower_bound(key_copy_)));
-  }
-
-  BTree::Pos before(BTree::Pos p) const {
-    return p.leaf != nullptr ? BTree::prev(p) : store_->tree_.last();
-  }
-
-  void land(BTree::Pos p) {
-    if (p.leaf == nullptr) return finish();
-    leaf_ = p.leaf;
-    index_ = p.index;
-    enter_leaf();
-    key_ = leaf_->key(index_);
-    if (!leaf_in_range_) {
-      if (!options_.reverse ? compare_bytes(key_, end_) >= 0 : compare_bytes(key_, begin_) < 0) {
-        return finish();
-      }
-    }
-    value_ = options_.keys_only ? BytesView() : leaf_->value(index_);
-    valid_ = attached_ = true;
-  }
-
-  // When the whole leaf is inside the range, next() skips the bound check
-  // for each of its keys.
-  void enter_leaf() {
-    const btree::Node* leaf = leaf_;
-    if (!options_.reverse) {
-      leaf_in_range_ = end_.empty() || compare_bytes(leaf->key(leaf->count - 1), end_) < 0;
-      if (leaf->next != nullptr) __builtin_prefetch(leaf->next);
-    } else {
-      leaf_in_range_ = compare_bytes(leaf->key(0), begin_) >= 0;
-      if (leaf->prev != nullptr) __builtin_prefetch(leaf->prev);
-    }
-  }
-
-  void finish() {
-    valid_ = attached_ = false;
-    leaf_ = nullptr;
-    key_ = value_ = BytesView();
-  }
-
-  MemoryStore* store_;
-  MemoryCursor* prev_ = nullptr;  // the store's list of open cursors
-  MemoryCursor* next_ = nullptr;
-  const ScanOptions options_;
-  Bytes begin_;
-  Bytes end_;
-  const btree::Node* leaf_ = nullptr;
-  int index_ = 0;
-  bool valid_ = false;
-  bool attached_ = false;  // leaf_, index_ and the views point into the tree
-  bool leaf_in_range_ = false;
-  uint64_t remaining_ = 0;  // pairs the limit still allows, the current one included
-  BytesView key_;
-  BytesView value_;
-  Bytes key_copy_;  // the current pair while detached
-  Bytes value_copy_;
-};
+void MemoryCursor::finish() {
+  valid_ = attached_ = false;
+  leaf_ = nullptr;
+  key_ = value_ = BytesView();
+  block_fast_path();
+}
 
 // ---- UndoLog ----
 
@@ -256,6 +226,14 @@ Status MemoryStore::set(BytesView key, BytesView value) {
   return Status::OK();
 }
 
+Status MemoryStore::insert(BytesView key, BytesView value, bool* inserted) {
+  *inserted = false;
+  if (tree_.get(key, nullptr)) return Status::OK();
+  TUPLEKV_RETURN_IF_ERROR(set(key, value));
+  *inserted = true;
+  return Status::OK();
+}
+
 Status MemoryStore::clear(BytesView key) {
   prepare_write(&key, nullptr);
   tree_.erase(key, sink());
@@ -297,22 +275,26 @@ void MemoryStore::undo_to(size_t n) {
 }
 
 Status MemoryStore::savepoint(int n) {
-  if (n < 0) return Status::InvalidArgument("memory store: negative savepoint");
-  if (!in_transaction_) return Status::OK();
+  // begin() already marks level -1 (see core/store.h).
+  if (n < 0 || !in_transaction_) return Status::OK();
   while (!marks_.empty() && marks_.back().level >= n) marks_.pop_back();
   marks_.push_back(Mark{n, undo_.size()});
   return Status::OK();
 }
 
 Status MemoryStore::release(int n) {
-  if (n < 0) return Status::InvalidArgument("memory store: negative savepoint");
+  if (n < 0) n = 0;
   while (!marks_.empty() && marks_.back().level >= n) marks_.pop_back();
   return Status::OK();
 }
 
 Status MemoryStore::rollback_to(int n) {
-  if (n < 0) return Status::InvalidArgument("memory store: negative savepoint");
   if (!in_transaction_) return Status::OK();
+  if (n < 0) {
+    undo_to(0);
+    marks_.clear();
+    return Status::OK();
+  }
   size_t k = 0;
   while (k < marks_.size() && marks_[k].level < n) ++k;
   // Mark n, else the lowest above it; with none at or above n, the newest

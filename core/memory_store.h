@@ -16,6 +16,9 @@
 //   commit()/rollback() outside one   no-op
 //   savepoint/release/rollback_to     no-op outside a transaction (nothing
 //                                     is logged there, so nothing to undo)
+// Savepoint levels below 0 are the transaction itself (core/store.h):
+// rollback_to(-1) undoes everything since begin(), release(-1) forgets every
+// mark, savepoint(-1) marks nothing.
 // rollback_to(n) with no savepoint >= n marked: the store joined the
 // transaction after savepoint n opened (SQLite calls xSavepoint only for the
 // level current when the table joins), so it undoes everything since the
@@ -71,6 +74,7 @@ class MemoryStore final : public OrderedStore {
 
   Status get(BytesView key, Bytes* value, bool* found) override;
   Status set(BytesView key, BytesView value) override;
+  Status insert(BytesView key, BytesView value, bool* inserted) override;
   Status clear(BytesView key) override;
   Status clear_range(BytesView begin, BytesView end) override;
   Result<std::unique_ptr<Cursor>> scan(const KeyRange& range,
@@ -129,6 +133,87 @@ class MemoryStore final : public OrderedStore {
   MemoryCursor* cursors_ = nullptr;  // open cursors, linked through the cursors
   Bytes scratch_a_;
   Bytes scratch_b_;
+};
+
+// The cursor MemoryStore::scan() returns. It is public so that a caller
+// that knows its store is a MemoryStore (a virtual table's row loop) can
+// call it without virtual dispatch: next() within a leaf is a slot
+// increment and two slot reads, inlined; leaf changes, range ends and
+// re-seeks after writes are out of line.
+class MemoryCursor final : public Cursor {
+ public:
+  MemoryCursor(MemoryStore* store, const KeyRange& range, const ScanOptions& options);
+  ~MemoryCursor() override;
+  MemoryCursor(const MemoryCursor&) = delete;
+  MemoryCursor& operator=(const MemoryCursor&) = delete;
+
+  bool valid() const override { return valid_; }
+  BytesView key() const override { return key_; }
+  BytesView value() const override { return value_; }
+  Status status() const override { return Status::OK(); }
+
+  void next() override {
+    // [stop_, leaf end) (reverse: [0, stop_)) is never entered here: stop_
+    // marks where this leaf leaves the range, or blocks the fast path
+    // while detached.
+    if (--remaining_ != 0) {
+      if (!reverse_) {
+        if (++index_ < stop_) return load();
+      } else if (index_-- > stop_) {
+        return load();
+      }
+    }
+    next_slow();
+  }
+
+  // The limit applies to each range separately.
+  Status rescan(const KeyRange& range) override;
+
+  // The store is about to change: keep the current pair in our own buffers.
+  void detach();
+  // The store is going away; the cursor ends at its next move.
+  void orphan();
+  MemoryCursor* next_in_store() const { return next_; }
+
+ private:
+  void load() {
+    key_ = leaf_->key(index_);
+    if (!keys_only_) value_ = leaf_->value(index_);
+  }
+  void next_slow();
+  void start();
+  void reseek();
+  BTree::Pos before(BTree::Pos p) const;
+  void land(BTree::Pos p);
+  bool enter_leaf();
+  void block_fast_path() {
+    index_ = 0;
+    stop_ = reverse_ ? kBlockReverse : 0;
+  }
+  void finish();
+
+  static constexpr int kBlockReverse = 1 << 30;
+
+  MemoryStore* store_;
+  MemoryCursor* prev_ = nullptr;  // the store's list of open cursors
+  MemoryCursor* next_ = nullptr;
+  const ScanOptions options_;
+  const bool reverse_;
+  const bool keys_only_;
+  Bytes begin_;
+  Bytes end_;
+  const btree::Node* leaf_ = nullptr;
+  int index_ = 0;
+  // Forward: the first slot of leaf_ at or past the end of the range.
+  // Reverse: the first slot inside the range.
+  int stop_ = 0;
+  bool valid_ = false;
+  bool attached_ = false;   // leaf_, index_ and the views point into the tree
+  uint64_t remaining_ = 0;  // pairs the limit still allows, the current one included
+  BytesView key_;
+  BytesView value_;
+  Bytes key_copy_;  // the current pair while detached
+  Bytes value_copy_;
 };
 
 }  // namespace tuplekv

@@ -62,6 +62,19 @@ class OrderedStore {
   // Sets *found, and *value when found.
   virtual Status get(BytesView key, Bytes* value, bool* found) = 0;
   virtual Status set(BytesView key, BytesView value) = 0;
+  // Stores the pair only if `key` is absent and sets *inserted to whether
+  // it did; an existing pair stays as it was. The default is get() then
+  // set(); a store that can do both in one seek should override it.
+  virtual Status insert(BytesView key, BytesView value, bool* inserted) {
+    *inserted = false;
+    bool found = false;
+    Bytes old;
+    TUPLEKV_RETURN_IF_ERROR(get(key, &old, &found));
+    if (found) return Status::OK();
+    TUPLEKV_RETURN_IF_ERROR(set(key, value));
+    *inserted = true;
+    return Status::OK();
+  }
   // Clearing an absent key is not an error.
   virtual Status clear(BytesView key) = 0;
   // Clears every key in [begin, end) (empty `end`: to the end).
@@ -75,12 +88,18 @@ class OrderedStore {
   //   begin()          a transaction starts; writes after it can be undone
   //   commit()         keep every write since begin()
   //   rollback()       undo every write since begin()
-  //   savepoint(n)     mark the state as savepoint n (n >= 0, nested levels;
+  //   savepoint(n)     mark the state as savepoint n (nested levels;
   //                    marking n discards any marks >= n)
   //   release(n)       forget savepoints >= n, keeping their writes
   //   rollback_to(n)   undo every write since savepoint n (or, if n itself
   //                    was never marked, since the lowest mark above n);
   //                    savepoint n stays valid, marks above it are gone
+  // Levels count from 0. SQLite also passes -1 to xRollbackTo, meaning the
+  // savepoint that opened the transaction, and a store must accept any
+  // n < 0 in all three hooks as that level: begin() is its mark, so
+  // savepoint(-1) marks nothing new, release(-1) forgets every mark and
+  // rollback_to(-1) undoes every write since begin(), leaving the
+  // transaction open with no marks.
   // Writes made outside begin()/commit() take effect immediately.
   virtual Status begin() = 0;
   virtual Status commit() = 0;

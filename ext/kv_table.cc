@@ -252,16 +252,10 @@ int KvTable::update(int argc, sqlite3_value** argv) {
     Status s;
     if (on_conflict == SQLITE_REPLACE) {
       s = store->set(key_buf, value);
-    } else if (sqlite_store != nullptr) {
-      // One statement for "insert unless present" instead of get + set.
-      bool inserted = false;
-      s = sqlite_store->insert(key_buf, value, &inserted);
-      if (s.ok() && !inserted) return conflict(on_conflict);
     } else {
-      bool found = false;
-      s = store->get(key_buf, &old_value_buf, &found);
-      if (s.ok() && found) return conflict(on_conflict);
-      if (s.ok()) s = store->set(key_buf, value);
+      bool inserted = false;
+      s = store->insert(key_buf, value, &inserted);
+      if (s.ok() && !inserted) return conflict(on_conflict);
     }
     if (!s.ok()) return fail(s);
     ++stats->writes;

@@ -61,7 +61,9 @@ struct KvTable : sqlite3_vtab {
   Bytes prefix;     // pack((subspace,))
   Bytes table_end;  // strinc(prefix): the end of every key of the table
   std::shared_ptr<OrderedStore> store;
-  SqliteStore* sqlite_store = nullptr;  // store, when it is one
+  // store, when it is one: renames move its shadow table, and scans step
+  // its cursors without virtual calls.
+  SqliteStore* sqlite_store = nullptr;
   std::shared_ptr<ScanStats> stats;
   IndexShape shape;
   std::unique_ptr<PlanCache> plans;
@@ -83,17 +85,12 @@ struct KvTable : sqlite3_vtab {
   Status destroy();
   Status move_keys(const Bytes& to);
 
-  // Savepoint hooks. SQLite numbers savepoints from 0 but calls
-  // xRollbackTo(-1) for ROLLBACK TO the savepoint that opened the
-  // transaction: undo everything and stay in the transaction. The store
-  // interface has no level below 0, so that is rollback() + begin().
-  Status savepoint(int n) { return store->savepoint(n < 0 ? 0 : n); }
-  Status release(int n) { return store->release(n < 0 ? 0 : n); }
-  Status rollback_to(int n) {
-    if (n >= 0) return store->rollback_to(n);
-    TUPLEKV_RETURN_IF_ERROR(store->rollback());
-    return store->begin();
-  }
+  // Savepoint hooks, forwarded as SQLite numbers them: xSavepoint and
+  // xRelease get 0 and up, xRollbackTo also -1 (ROLLBACK TO the savepoint
+  // that opened the transaction); core/store.h says what n < 0 means.
+  Status savepoint(int n) { return store->savepoint(n); }
+  Status release(int n) { return store->release(n); }
+  Status rollback_to(int n) { return store->rollback_to(n); }
 
  private:
   int fail(const Status& s) { return set_vtab_error(this, s); }

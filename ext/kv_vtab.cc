@@ -86,11 +86,13 @@
 // matches a BLOB, so there they find nothing, as on a native BLOB column.
 // tuplekv_stats('t') (ext/memory_registry.h) counts the scans, ranges and
 // pairs read, so tests can check that a query read only its range.
+#include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/memory_store.h"
 #include "core/plan.h"
 #include "ext/errors.h"
 #include "ext/index_planner.h"
@@ -178,36 +180,108 @@ struct KvCursor : sqlite3_vtab_cursor {
   // (it holds a statement or sits in the store's list of open cursors).
   void recycle() {
     scan_.reset();
+    sqlite_scan_ = nullptr;
+    memory_scan_ = nullptr;
     eof_ = true;
   }
   bool eof() const { return eof_; }
   // An SQLite result code; on failure the context carries the error.
-  int column(sqlite3_context* ctx, int i);
+  int column(sqlite3_context* ctx, int i) {
+    // An UPDATE that does not assign the key or value reads it only to
+    // pass it back unchanged: skip the copy.
+    if (i == kKeyColumn) {
+      if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
+      const BytesView key = current_key();
+      // Ranges never leave the subspace; an unbounded one is checked in
+      // on_row(). Defend against a short key all the same.
+      const size_t p = key.size() >= prefix_.size() ? prefix_.size() : key.size();
+      result_view(ctx, key.data() + p, key.size() - p);
+      return SQLITE_OK;
+    }
+    if (i == kValueColumn && (point_ || !keys_only_)) {
+      if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
+      const BytesView value = current_value();
+      result_view(ctx, value.data(), value.size());
+      return SQLITE_OK;
+    }
+    return other_column(ctx, i);
+  }
 
  private:
+  // Which store cursor the row loop steps. Both stores' cursors are final
+  // classes, so naming them lets the compiler inline next(), key() and
+  // value(): the row loop makes no virtual call.
+  enum class Source : uint8_t { kPoint, kSqlite, kMemory, kOther };
+
   bool open_range();  // first row at or after range_, or eof
   bool advance();     // the row after the current one, or eof
+  template <typename C>
+  bool advance_in(C* c) {
+    c->next();
+    if (c->valid()) return on_row(c->key());
+    if (!c->status().ok()) return fail(c->status());
+    ++range_;
+    return open_range();
+  }
   bool fail(Status s) {
     error_ = std::move(s);
     return false;
   }
+  void set_source();
   // Counts the pair the cursor is on. In a range left open at the end
   // (see filter()) a key outside the subspace can only be a damaged shadow
   // table: report it rather than return it.
-  bool on_row() {
-    KvTable* t = table();
-    ++t->stats->rows;
-    if (check_prefix_) {
-      const BytesView key = scan_->key();
-      if (key.size() < t->prefix.size() ||
-          std::memcmp(key.data(), t->prefix.data(), t->prefix.size()) != 0) {
-        return fail(Status::Corruption("tuplekv_kv: corrupt store of " + t->name + ": key x'" +
-                                       to_hex(key.substr(0, 64)) + "' is outside its subspace"));
-      }
-    }
+  bool on_row(BytesView key) {
+    ++stats_->rows;
+    if (check_prefix_ && !has_prefix(key)) return outside_subspace(key);
     return true;
   }
-  BytesView current_key() const { return point_ ? BytesView(point_key_) : scan_->key(); }
+  // The subspace prefix test without a call: tuple prefixes of short names
+  // fit in one word.
+  bool has_prefix(BytesView key) const {
+    if (key.size() < prefix_.size()) return false;
+    if (key.size() >= sizeof(uint64_t) && prefix_.size() <= sizeof(uint64_t)) {
+      uint64_t w;
+      std::memcpy(&w, key.data(), sizeof w);
+      return ((w ^ prefix_word_) & prefix_mask_) == 0;
+    }
+    return std::memcmp(key.data(), prefix_.data(), prefix_.size()) == 0;
+  }
+  bool outside_subspace(BytesView key);
+  int other_column(sqlite3_context* ctx, int i);
+  // SQLITE_TRANSIENT: SQLite may keep a column value past the next row
+  // (min(), max() and friends hold their best value across steps), and a
+  // store's views change with every row, so the result is always a copy.
+  // The copy goes into the output register's own buffer, which SQLite
+  // reuses from row to row, so it does not allocate. A null pointer would
+  // make NULL, not x''; over 2 GiB blob64 reports SQLITE_TOOBIG.
+  static void result_view(sqlite3_context* ctx, const char* p, size_t n) {
+    sqlite3_result_blob64(ctx, p != nullptr ? p : "", n, SQLITE_TRANSIENT);
+  }
+  BytesView current_key() const {
+    switch (source_) {
+      case Source::kSqlite:
+        return sqlite_scan_->key();
+      case Source::kMemory:
+        return memory_scan_->key();
+      case Source::kPoint:
+        return point_key_;
+      default:
+        return scan_->key();
+    }
+  }
+  BytesView current_value() const {
+    switch (source_) {
+      case Source::kSqlite:
+        return sqlite_scan_->value();
+      case Source::kMemory:
+        return memory_scan_->value();
+      case Source::kPoint:
+        return point_value_;
+      default:
+        return scan_->value();
+    }
+  }
 
   std::shared_ptr<const Plan> plan_;
   std::string plan_text_;  // the idxStr plan_ was parsed from
@@ -215,7 +289,14 @@ struct KvCursor : sqlite3_vtab_cursor {
   RangeBuilder builder_;
   ScanSpec spec_;
   std::unique_ptr<Cursor> scan_;
+  SqliteCursor* sqlite_scan_ = nullptr;  // scan_, when it is one of these
+  MemoryCursor* memory_scan_ = nullptr;
+  Source source_ = Source::kOther;
   ScanOptions scan_options_;
+  ScanStats* stats_ = nullptr;  // the table's, which outlives this cursor
+  BytesView prefix_;            // the table's subspace prefix, and as a word:
+  uint64_t prefix_word_ = 0;
+  uint64_t prefix_mask_ = 0;
   size_t range_ = 0;  // ranges visited so far, in visiting order
   bool eof_ = true;
   bool point_ = false;
@@ -233,8 +314,16 @@ struct KvCursor : sqlite3_vtab_cursor {
 
 Status KvCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_value** argv) {
   KvTable* t = table();
-  ++t->stats->scans;
+  stats_ = t->stats.get();
+  ++stats_->scans;
   eof_ = true;
+  // Every time: a rename may rewrite the prefix in place.
+  prefix_ = t->prefix;
+  prefix_word_ = prefix_mask_ = 0;
+  if (prefix_.size() <= sizeof(uint64_t)) {
+    std::memcpy(&prefix_word_, prefix_.data(), prefix_.size());
+    std::memset(&prefix_mask_, 0xff, prefix_.size());
+  }
   // The same loop passes the same idxStr every time; compare the text, not
   // the pointer (a recycled cursor may meet another statement's string at
   // the same address).
@@ -257,8 +346,8 @@ Status KvCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_valu
   // The SQLite store holds only this table's keys, so a range reaching the
   // end of the subspace can be scanned without an end bound, which spares
   // its statement a key comparison per row (on_row() checks the prefix
-  // instead, a memcmp). The memory store checks bounds per leaf, not per
-  // row, so its ranges stay as they are.
+  // instead, a masked word compare). The memory store checks bounds per
+  // leaf, not per row, so its ranges stay as they are.
   if (t->sqlite_store != nullptr && !spec_.point) {
     for (size_t i = 0; i < spec_.size(); ++i) {
       KeyRange& r = spec_.mutable_range(i);
@@ -280,10 +369,13 @@ Status KvCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_valu
                            options.keys_only != scan_options_.keys_only ||
                            options.limit != scan_options_.limit)) {
     scan_.reset();
+    sqlite_scan_ = nullptr;
+    memory_scan_ = nullptr;
   }
   scan_options_ = options;
   range_ = 0;
   eof_ = false;
+  set_source();
   if (!open_range()) return error_;
   for (uint64_t skip = spec_.offset; skip > 0 && !eof_; --skip) {
     if (!advance()) return error_;
@@ -291,19 +383,36 @@ Status KvCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_valu
   return Status::OK();
 }
 
+void KvCursor::set_source() {
+  if (point_) {
+    source_ = Source::kPoint;
+  } else if (sqlite_scan_ != nullptr) {
+    source_ = Source::kSqlite;
+  } else if (memory_scan_ != nullptr) {
+    source_ = Source::kMemory;
+  } else {
+    source_ = Source::kOther;
+  }
+}
+
+bool KvCursor::outside_subspace(BytesView key) {
+  return fail(Status::Corruption("tuplekv_kv: corrupt store of " + table()->name + ": key x'" +
+                                 to_hex(key.substr(0, 64)) + "' is outside its subspace"));
+}
+
 bool KvCursor::open_range() {
   KvTable* t = table();
   const size_t n = spec_.size();
   for (; range_ < n; ++range_) {
     const KeyRange& r = spec_[spec_.reverse ? n - 1 - range_ : range_];
-    ++t->stats->ranges;
+    ++stats_->ranges;
     if (point_) {
       bool found = false;
       Status s = t->store->get(r.begin, &point_value_, &found);
       if (!s.ok()) return fail(std::move(s));
       if (found) {
         point_key_ = r.begin;
-        ++t->stats->rows;
+        ++stats_->rows;
         return true;
       }
       continue;
@@ -312,12 +421,16 @@ bool KvCursor::open_range() {
       Result<std::unique_ptr<Cursor>> c = t->store->scan(r, scan_options_);
       if (!c.ok()) return fail(c.status());
       scan_ = std::move(c).value();
+      // Once per cursor, not per row.
+      sqlite_scan_ = dynamic_cast<SqliteCursor*>(scan_.get());
+      memory_scan_ = sqlite_scan_ == nullptr ? dynamic_cast<MemoryCursor*>(scan_.get()) : nullptr;
+      set_source();
     } else {
       Status s = scan_->rescan(r);
       if (!s.ok()) return fail(std::move(s));
     }
     check_prefix_ = r.end.empty();
-    if (scan_->valid()) return on_row();
+    if (scan_->valid()) return on_row(scan_->key());
     if (!scan_->status().ok()) return fail(scan_->status());
   }
   eof_ = true;
@@ -325,10 +438,15 @@ bool KvCursor::open_range() {
 }
 
 bool KvCursor::advance() {
-  if (!point_) {
-    scan_->next();
-    if (scan_->valid()) return on_row();
-    if (!scan_->status().ok()) return fail(scan_->status());
+  switch (source_) {
+    case Source::kSqlite:
+      return advance_in(sqlite_scan_);
+    case Source::kMemory:
+      return advance_in(memory_scan_);
+    case Source::kOther:
+      return advance_in(scan_.get());
+    case Source::kPoint:
+      break;
   }
   ++range_;
   return open_range();
@@ -343,38 +461,23 @@ bool KvCursor::next() {
   return advance();
 }
 
-int KvCursor::column(sqlite3_context* ctx, int i) {
-  KvTable* t = table();
+// The columns column() leaves: `value` under a keys-only plan, `prefix`,
+// and anything unexpected.
+int KvCursor::other_column(sqlite3_context* ctx, int i) {
   switch (i) {
-    case kKeyColumn: {
-      // An UPDATE that does not assign the key reads it only to pass it
-      // back unchanged: skip the copy.
+    case kValueColumn: {
       if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
-      const BytesView key = current_key();
-      const size_t p = t->prefix.size();
-      // Ranges never leave the subspace; an unbounded one is checked in
-      // on_row(). Defend against a short key all the same.
-      result_blob(ctx, key.size() >= p ? key.substr(p) : BytesView());
+      // The plan said `value` is not read; fetch it anyway rather than
+      // return nothing.
+      bool found = false;
+      const Status s = table()->store->get(current_key(), &value_buf_, &found);
+      if (!s.ok()) {
+        set_result_error(ctx, s);
+        return sqlite_code(s);
+      }
+      result_blob(ctx, value_buf_);
       return SQLITE_OK;
     }
-    case kValueColumn:
-      if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
-      if (point_) {
-        result_blob(ctx, point_value_);
-      } else if (!keys_only_) {
-        result_blob(ctx, scan_->value());
-      } else {
-        // The plan said `value` is not read; fetch it anyway rather than
-        // return nothing.
-        bool found = false;
-        const Status s = t->store->get(scan_->key(), &value_buf_, &found);
-        if (!s.ok()) {
-          set_result_error(ctx, s);
-          return sqlite_code(s);
-        }
-        result_blob(ctx, value_buf_);
-      }
-      return SQLITE_OK;
     case kPrefixColumn:
       if (has_prefix_arg_) {
         result_blob(ctx, prefix_arg_);

@@ -34,6 +34,8 @@
 #ifndef TUPLEKV_EXT_SQLITE_STORE_H_
 #define TUPLEKV_EXT_SQLITE_STORE_H_
 
+#include <cassert>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,6 +45,108 @@
 #include "ext/sqlite_api.h"
 
 namespace tuplekv::ext {
+
+struct SqliteStoreState;  // sqlite_store.cc
+
+// The cursor SqliteStore::scan() returns. It is public so that a caller
+// that knows its store is a SqliteStore (a virtual table's row loop) can
+// step it without virtual dispatch; the per-row path (one sqlite3_step,
+// the row's two values read once) is inline, everything else is in
+// sqlite_store.cc.
+class SqliteCursor final : public Cursor {
+ public:
+  SqliteCursor(SqliteStoreState* store, const ScanOptions& options);
+  ~SqliteCursor() override;
+  SqliteCursor(const SqliteCursor&) = delete;
+  SqliteCursor& operator=(const SqliteCursor&) = delete;
+
+  bool valid() const override { return valid_; }
+  BytesView key() const override { return key_; }
+  BytesView value() const override { return value_; }
+  Status status() const override { return status_; }
+
+  void next() override {
+    assert(valid_);
+    if (--remaining_ == 0) return finish();
+    if (read_at_ != *changes_) return next_after_write();
+    step();
+  }
+
+  Status rescan(const KeyRange& range) override;
+
+  // ~SqliteStore with this cursor still open: give up the statement now,
+  // while the store can still finalize it, and end the scan.
+  void detach() noexcept;
+  SqliteCursor* next_in_store() const { return next_; }
+
+ private:
+  // Every step after the first of a run (see first_step()).
+  void step() {
+    const int rc = sqlite3_step(stmt_);
+    if (rc == SQLITE_ROW && read_row()) return;
+    step_failed(rc);
+  }
+  void first_step();
+  // The current row's columns as views; false if they are not both BLOBs
+  // (corruption) or SQLite could not produce the bytes. Reads the result
+  // registers first_step() found (sqlite_store.cc, "Reading rows").
+  bool read_row() {
+    assert(key_col_ == sqlite3_column_value(stmt_, 0));
+    if (!blob_of(key_col_, &key_)) return false;
+    if (!keys_only_) {
+      assert(value_col_ == sqlite3_column_value(stmt_, 1));
+      if (!blob_of(value_col_, &value_)) return false;
+    }
+    valid_ = true;
+    read_at_ = *changes_;
+    return true;
+  }
+  static bool blob_of(sqlite3_value* v, BytesView* out) {
+    if (sqlite3_value_type(v) != SQLITE_BLOB) return false;
+    const void* p = sqlite3_value_blob(v);  // blob before bytes, as SQLite asks
+    const int n = sqlite3_value_bytes(v);
+    if (n <= 0) {
+      *out = BytesView(kEmptyBlob, 0);
+      return true;
+    }
+    if (p == nullptr) return false;
+    *out = BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
+    return true;
+  }
+  void step_failed(int rc);  // after a step that gave no readable row
+  void next_after_write();
+  void finish() {
+    valid_ = false;
+    sqlite3_reset(stmt_);  // releases the read position (sqlite_store.cc)
+  }
+  void fail(Status s);
+  void release_statement() noexcept;
+
+  // Where zero-length views point: a null data() would bind NULL.
+  static constexpr char kEmptyBlob[1] = {0};
+
+  SqliteStoreState* store_;
+  const uint64_t* changes_;  // the store's write counter
+  SqliteCursor* prev_ = nullptr;
+  SqliteCursor* next_ = nullptr;
+  sqlite3_stmt* stmt_ = nullptr;
+  sqlite3_value* key_col_ = nullptr;  // stmt_'s result row, this run
+  sqlite3_value* value_col_ = nullptr;
+  int shape_ = 0;
+  uint64_t generation_ = 0;
+  const bool reverse_;
+  const bool keys_only_;
+  const uint64_t limit_;    // UINT64_MAX for "no limit"
+  uint64_t remaining_ = 0;  // pairs left including the current one
+  Bytes begin_;             // the range, owned: SQLite reads it on every step
+  Bytes end_;
+  Bytes last_key_;        // see next_after_write()
+  uint64_t read_at_ = 0;  // *changes_ when the current row was read
+  BytesView key_{kEmptyBlob, 0};
+  BytesView value_{kEmptyBlob, 0};
+  bool valid_ = false;
+  Status status_;
+};
 
 class SqliteStore final : public OrderedStore {
  public:
@@ -71,11 +175,10 @@ class SqliteStore final : public OrderedStore {
 
   Status get(BytesView key, Bytes* value, bool* found) override;
   Status set(BytesView key, BytesView value) override;
-  // Stores key/value only if the key is absent; *inserted says whether it
-  // did (an existing pair is left as it was). One b-tree seek where get()
-  // then set() takes two: the way for INSERT without OR REPLACE to detect
-  // a duplicate key at native INSERT speed.
-  Status insert(BytesView key, BytesView value, bool* inserted);
+  // One statement (INSERT ... ON CONFLICT DO NOTHING), one b-tree seek
+  // where the default get() then set() takes two: INSERT without OR
+  // REPLACE detects a duplicate key at native INSERT speed.
+  Status insert(BytesView key, BytesView value, bool* inserted) override;
   Status clear(BytesView key) override;
   Status clear_range(BytesView begin, BytesView end) override;
   Result<std::unique_ptr<Cursor>> scan(const KeyRange& range, const ScanOptions& options) override;

@@ -137,12 +137,79 @@ TEST(MemoryStoreTest, LenientTransactionCalls) {
   TUPLEKV_ASSERT_OK(s.rollback());
   EXPECT_TRUE(same(&s, StoreModel{{"a", "1"}}));
 
-  // Negative levels are a caller error.
+  // Outside a transaction the negative levels are no-ops too.
+  TUPLEKV_ASSERT_OK(s.savepoint(-1));
+  TUPLEKV_ASSERT_OK(s.release(-1));
+  TUPLEKV_ASSERT_OK(s.rollback_to(-1));
+  EXPECT_TRUE(same(&s, StoreModel{{"a", "1"}}));
+}
+
+// SQLite calls xRollbackTo(-1) for ROLLBACK TO the savepoint that opened the
+// transaction (SAVEPOINT outside BEGIN), after marks 0, 1, ... were made
+// for later savepoints and statements; xSavepoint and xRelease get 0 and up.
+// core/store.h makes every n < 0 mean that outermost level.
+TEST(MemoryStoreTest, SavepointLevelMinusOneIsTheTransaction) {
+  MemoryStore s;
+  TUPLEKV_ASSERT_OK(s.set("base", "0"));
   TUPLEKV_ASSERT_OK(s.begin());
-  EXPECT_EQ(s.savepoint(-1).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.release(-1).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(s.rollback_to(-1).code(), StatusCode::kInvalidArgument);
+  TUPLEKV_ASSERT_OK(s.savepoint(-1));  // marks nothing: begin() is level -1
+  TUPLEKV_ASSERT_OK(s.set("a", "1"));
+  TUPLEKV_ASSERT_OK(s.savepoint(0));
+  TUPLEKV_ASSERT_OK(s.set("b", "2"));
+  TUPLEKV_ASSERT_OK(s.savepoint(1));
+  TUPLEKV_ASSERT_OK(s.set("base", "changed"));
+  // -1 undoes everything since begin(), past marks 0 and 1...
+  TUPLEKV_ASSERT_OK(s.rollback_to(-1));
+  EXPECT_TRUE(same(&s, StoreModel{{"base", "0"}}));
+  EXPECT_TRUE(s.in_transaction());
+  EXPECT_EQ(s.stats().undo_records, 0u);
+  // ...and stays in the transaction, with no marks left: a later
+  // rollback_to(0) also goes back to begin().
+  TUPLEKV_ASSERT_OK(s.set("c", "3"));
+  TUPLEKV_ASSERT_OK(s.rollback_to(0));
+  EXPECT_TRUE(same(&s, StoreModel{{"base", "0"}}));
+  TUPLEKV_ASSERT_OK(s.set("d", "4"));
+  TUPLEKV_ASSERT_OK(s.rollback_to(-7));  // any n < 0 is -1
+  EXPECT_TRUE(same(&s, StoreModel{{"base", "0"}}));
+
+  // release(-1) and release(0) forget every mark and keep the writes.
+  TUPLEKV_ASSERT_OK(s.set("e", "5"));
+  TUPLEKV_ASSERT_OK(s.savepoint(0));
+  TUPLEKV_ASSERT_OK(s.set("f", "6"));
+  TUPLEKV_ASSERT_OK(s.release(-1));
+  EXPECT_TRUE(same(&s, StoreModel{{"base", "0"}, {"e", "5"}, {"f", "6"}}));
+  TUPLEKV_ASSERT_OK(s.savepoint(0));
+  TUPLEKV_ASSERT_OK(s.set("g", "7"));
+  TUPLEKV_ASSERT_OK(s.release(0));
+  TUPLEKV_ASSERT_OK(s.rollback_to(0));  // no mark 0 any more: since begin()
+  EXPECT_TRUE(same(&s, StoreModel{{"base", "0"}}));
+
+  // Level 0 is an ordinary mark.
+  TUPLEKV_ASSERT_OK(s.set("h", "8"));
+  TUPLEKV_ASSERT_OK(s.savepoint(0));
+  TUPLEKV_ASSERT_OK(s.set("i", "9"));
+  TUPLEKV_ASSERT_OK(s.rollback_to(0));
+  EXPECT_TRUE(same(&s, StoreModel{{"base", "0"}, {"h", "8"}}));
   TUPLEKV_ASSERT_OK(s.commit());
+  EXPECT_TRUE(same(&s, StoreModel{{"base", "0"}, {"h", "8"}}));
+}
+
+TEST(MemoryStoreTest, InsertStoresOnlyAbsentKeys) {
+  MemoryStore s;
+  bool inserted = false;
+  TUPLEKV_ASSERT_OK(s.insert("a", "1", &inserted));
+  EXPECT_TRUE(inserted);
+  TUPLEKV_ASSERT_OK(s.insert("a", "2", &inserted));
+  EXPECT_FALSE(inserted);
+  TUPLEKV_ASSERT_OK(s.insert("", "", &inserted));
+  EXPECT_TRUE(inserted);
+  EXPECT_TRUE(same(&s, StoreModel{{"", ""}, {"a", "1"}}));
+  // Logged like set(), so a rollback undoes it.
+  TUPLEKV_ASSERT_OK(s.begin());
+  TUPLEKV_ASSERT_OK(s.insert("b", "3", &inserted));
+  EXPECT_TRUE(inserted);
+  TUPLEKV_ASSERT_OK(s.rollback());
+  EXPECT_TRUE(same(&s, StoreModel{{"", ""}, {"a", "1"}}));
 }
 
 TEST(MemoryStoreTest, RollbackToWithNoMarkAtOrAboveUsesTheNewestBelow) {

@@ -899,6 +899,56 @@ TEST_F(SqliteStoreTest, RollbackAndSavepointsUndoThroughSqlite) {
   EXPECT_EQ(all(), model_range(with_kept, KeyRange{}, false, 0));
 }
 
+// xSavepoint and xRelease get 0 and up, xRollbackTo also -1 (the savepoint
+// that opened the transaction); core/store.h asks every store to accept any
+// n. SQLite undoes the writes itself, so the hooks only succeed, and
+// rollback_to(n) for any n makes an open cursor re-check its position.
+TEST_F(SqliteStoreTest, SavepointHooksAcceptEveryLevelSqlitePasses) {
+  fill(sample());
+  const Pairs before = all();
+  db_.exec("BEGIN");
+  TUPLEKV_ASSERT_OK(store_->begin());
+  for (int n : {-1, 0, 1, 7}) TUPLEKV_ASSERT_OK(store_->savepoint(n));
+  TUPLEKV_ASSERT_OK(store_->set(b("new"), b("1")));
+  auto c = must_scan(store_.get(), KeyRange{});
+  ASSERT_TRUE(c->valid());
+  const Bytes first(c->key());
+  for (int n : {7, 1, 0, -1, -2}) {
+    TUPLEKV_ASSERT_OK(store_->rollback_to(n));
+    TUPLEKV_ASSERT_OK(store_->release(n));
+  }
+  // The hooks undid nothing (that is SQLite's job) and the cursor goes on
+  // after the key it was on.
+  c->next();
+  ASSERT_TRUE(c->valid());
+  EXPECT_GT(compare_bytes(c->key(), first), 0);
+  c.reset();
+  Pairs with_new = before;
+  const std::pair<Bytes, Bytes> added{"new", "1"};
+  with_new.insert(std::upper_bound(with_new.begin(), with_new.end(), added), added);
+  EXPECT_EQ(all(), with_new);
+  db_.exec("ROLLBACK");
+  TUPLEKV_ASSERT_OK(store_->rollback());
+  EXPECT_EQ(all(), before);
+}
+
+// kv_table.cc inserts through the OrderedStore interface; the SQLite store's
+// override (one INSERT ... DO NOTHING) must be what runs there.
+TEST_F(SqliteStoreTest, InsertThroughTheInterfaceUsesTheOverride) {
+  OrderedStore* s = store_.get();
+  bool inserted = false;
+  TUPLEKV_ASSERT_OK(s->insert(b("a"), b("1"), &inserted));
+  EXPECT_TRUE(inserted);
+  TUPLEKV_ASSERT_OK(s->insert(b("a"), b("2"), &inserted));
+  EXPECT_FALSE(inserted);
+  EXPECT_EQ(all(), (Pairs{{"a", "1"}}));
+  // The default would read first: a get() of a corrupt value fails, the
+  // single INSERT does not read it.
+  db_.exec("INSERT INTO t_kv VALUES (x'62', 'not a blob')");
+  TUPLEKV_ASSERT_OK(s->insert(b("b"), b("3"), &inserted));
+  EXPECT_FALSE(inserted);
+}
+
 TEST_F(SqliteStoreTest, RollbackWithAnOpenCursor) {
   fill(sample());
   db_.exec("BEGIN");
