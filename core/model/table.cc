@@ -1,0 +1,795 @@
+// Typed tables: schema parsing, STRICT coercion and the row/index layout
+// (see table.h).
+#include "core/model/table.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <memory>
+
+#include "core/subspace.h"
+
+namespace tuplekv::model {
+
+namespace {
+
+// ---------------------------------------------------------------------------
+// A small SQL tokenizer, enough for column definitions and table
+// constraints.
+
+struct Token {
+  enum class Kind { kEnd, kWord, kQuoted, kString, kNumber, kBlob, kPunct } kind = Kind::kEnd;
+  std::string text;  // kWord/kQuoted: the name (dequoted); others: as written
+  size_t begin = 0;  // offset in the source
+  size_t end = 0;
+};
+
+class Lexer {
+ public:
+  explicit Lexer(std::string_view s) : s_(s) {}
+
+  Status next(Token* t) {
+    while (pos_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[pos_]))) ++pos_;
+    t->begin = pos_;
+    t->text.clear();
+    if (pos_ >= s_.size()) {
+      t->kind = Token::Kind::kEnd;
+      t->end = pos_;
+      return Status::OK();
+    }
+    const char c = s_[pos_];
+    if ((c == 'x' || c == 'X') && pos_ + 1 < s_.size() && s_[pos_ + 1] == '\'') {
+      ++pos_;
+      TUPLEKV_RETURN_IF_ERROR(quoted('\'', '\'', t));
+      t->kind = Token::Kind::kBlob;
+      t->text = std::string(s_.substr(t->begin, pos_ - t->begin));
+    } else if (c == '\'') {
+      TUPLEKV_RETURN_IF_ERROR(quoted('\'', '\'', t));
+      t->kind = Token::Kind::kString;
+      t->text = std::string(s_.substr(t->begin, pos_ - t->begin));
+    } else if (c == '"' || c == '`' || c == '[') {
+      TUPLEKV_RETURN_IF_ERROR(quoted(c, c == '[' ? ']' : c, t));
+      t->kind = Token::Kind::kQuoted;
+    } else if (std::isdigit(static_cast<unsigned char>(c)) ||
+               (c == '.' && pos_ + 1 < s_.size() &&
+                std::isdigit(static_cast<unsigned char>(s_[pos_ + 1])))) {
+      while (pos_ < s_.size()) {
+        const char d = s_[pos_];
+        const bool exp_sign = (d == '+' || d == '-') && pos_ > 0 &&
+                              (s_[pos_ - 1] == 'e' || s_[pos_ - 1] == 'E');
+        if (!(std::isalnum(static_cast<unsigned char>(d)) || d == '.' || exp_sign)) break;
+        ++pos_;
+      }
+      t->kind = Token::Kind::kNumber;
+      t->text = std::string(s_.substr(t->begin, pos_ - t->begin));
+    } else if (std::isalpha(static_cast<unsigned char>(c)) || c == '_' ||
+               static_cast<unsigned char>(c) >= 0x80) {
+      while (pos_ < s_.size()) {
+        const auto d = static_cast<unsigned char>(s_[pos_]);
+        if (!(std::isalnum(d) || d == '_' || d == '$' || d >= 0x80)) break;
+        ++pos_;
+      }
+      t->kind = Token::Kind::kWord;
+      t->text = std::string(s_.substr(t->begin, pos_ - t->begin));
+    } else {
+      ++pos_;
+      t->kind = Token::Kind::kPunct;
+      t->text = std::string(1, c);
+    }
+    t->end = pos_;
+    return Status::OK();
+  }
+
+  std::string_view source() const { return s_; }
+
+ private:
+  // Reads a quoted run starting at s_[pos_] == open; doubled `close` is one.
+  Status quoted(char open, char close, Token* t) {
+    (void)open;
+    ++pos_;
+    while (pos_ < s_.size()) {
+      const char c = s_[pos_++];
+      if (c == close) {
+        if (close != ']' && pos_ < s_.size() && s_[pos_] == close) {
+          t->text.push_back(c);
+          ++pos_;
+          continue;
+        }
+        return Status::OK();
+      }
+      t->text.push_back(c);
+    }
+    return Status::InvalidArgument("unterminated quote");
+  }
+
+  std::string_view s_;
+  size_t pos_ = 0;
+};
+
+bool iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (std::tolower(static_cast<unsigned char>(a[i])) !=
+        std::tolower(static_cast<unsigned char>(b[i]))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool is_word(const Token& t, std::string_view w) {
+  return t.kind == Token::Kind::kWord && iequals(t.text, w);
+}
+
+bool is_name(const Token& t) { return t.kind == Token::Kind::kWord || t.kind == Token::Kind::kQuoted; }
+
+bool is_punct(const Token& t, char c) { return t.kind == Token::Kind::kPunct && t.text[0] == c; }
+
+std::optional<ColumnType> type_of(std::string_view word) {
+  if (iequals(word, "INTEGER") || iequals(word, "INT")) return ColumnType::kInteger;
+  if (iequals(word, "REAL")) return ColumnType::kReal;
+  if (iequals(word, "TEXT")) return ColumnType::kText;
+  if (iequals(word, "BLOB")) return ColumnType::kBlob;
+  if (iequals(word, "ANY")) return ColumnType::kAny;
+  return std::nullopt;
+}
+
+// Words that end a column's type and start a constraint.
+bool constraint_word(const Token& t) {
+  for (const char* w : {"NOT", "NULL", "DEFAULT", "PRIMARY", "COLLATE", "CONSTRAINT", "UNIQUE",
+                        "CHECK", "REFERENCES", "GENERATED", "AS"}) {
+    if (is_word(t, w)) return true;
+  }
+  return false;
+}
+
+class SchemaParser {
+ public:
+  SchemaParser(std::string_view module, std::string_view table, TableSchema* out)
+      : module_(module), table_(table), out_(out) {}
+
+  Status arg(std::string_view text) {
+    Lexer lx(text);
+    Token t;
+    TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&t), text));
+    if (t.kind == Token::Kind::kEnd) return fail("empty column definition");
+    if (is_word(t, "PRIMARY")) {
+      Token k;
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&k), text));
+      if (!is_word(k, "KEY")) return fail("expected PRIMARY KEY(columns...), got '" + std::string(text) + "'");
+      std::vector<std::string> cols;
+      TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &cols));
+      if (!pk_names_.empty() || inline_pk_ >= 0) return fail("more than one PRIMARY KEY");
+      if (cols.empty()) return fail("PRIMARY KEY needs at least one column");
+      pk_names_ = std::move(cols);
+      return Status::OK();
+    }
+    if (is_word(t, "INDEX")) {
+      Token n;
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&n), text));
+      if (!is_name(n)) return fail("expected INDEX name(columns...), got '" + std::string(text) + "'");
+      PendingIndex idx;
+      idx.name = n.text;
+      TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &idx.columns));
+      if (idx.columns.empty()) return fail("index " + idx.name + " needs at least one column");
+      indexes_.push_back(std::move(idx));
+      return Status::OK();
+    }
+    for (const char* w : {"UNIQUE", "CHECK", "FOREIGN", "CONSTRAINT"}) {
+      if (is_word(t, w)) {
+        return fail(std::string(w) + " constraints are not supported (use INDEX name(columns) for an index)");
+      }
+    }
+    if (!is_name(t)) return fail("expected a column definition, got '" + std::string(text) + "'");
+    return column(&lx, t.text, text);
+  }
+
+  Status finish() {
+    TableSchema& s = *out_;
+    if (s.columns.empty()) return fail("no columns declared");
+    if (inline_pk_ >= 0) pk_names_.push_back(s.columns[static_cast<size_t>(inline_pk_)].name);
+    for (const std::string& n : pk_names_) {
+      const int c = s.find_column(n);
+      if (c < 0) return fail("PRIMARY KEY names unknown column '" + n + "'");
+      for (int k : s.key) {
+        if (k == c) return fail("PRIMARY KEY names column '" + n + "' twice");
+      }
+      s.columns[static_cast<size_t>(c)].key_pos = static_cast<int>(s.key.size());
+      s.columns[static_cast<size_t>(c)].not_null = true;
+      s.key.push_back(c);
+    }
+    for (size_t c = 0; c < s.columns.size(); ++c) {
+      if (s.columns[c].key_pos >= 0) continue;
+      s.columns[c].value_pos = static_cast<int>(s.values.size());
+      s.values.push_back(static_cast<int>(c));
+    }
+    for (PendingIndex& p : indexes_) {
+      for (const TableIndex& other : s.indexes) {
+        if (iequals(other.name, p.name)) return fail("duplicate index name: " + p.name);
+      }
+      TableIndex idx;
+      idx.name = p.name;
+      for (const std::string& n : p.columns) {
+        const int c = s.find_column(n);
+        if (c < 0) return fail("index " + p.name + " names unknown column '" + n + "'");
+        idx.columns.push_back(c);
+      }
+      s.indexes.push_back(std::move(idx));
+    }
+    return Status::OK();
+  }
+
+ private:
+  struct PendingIndex {
+    std::string name;
+    std::vector<std::string> columns;
+  };
+
+  Status fail(const std::string& msg) const {
+    return Status::InvalidArgument(std::string(module_) + ": " + msg);
+  }
+  Status wrap(const Status& s, std::string_view text) const {
+    if (s.ok()) return s;
+    return fail(s.message() + " in '" + std::string(text) + "'");
+  }
+
+  // ( name [ASC|DESC] [, ...] ) and nothing after.
+  Status name_list(Lexer* lx, std::string_view text, std::vector<std::string>* out) {
+    Token t;
+    TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+    if (!is_punct(t, '(')) return fail("expected '(' in '" + std::string(text) + "'");
+    for (;;) {
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+      if (!is_name(t)) return fail("expected a column name in '" + std::string(text) + "'");
+      out->push_back(t.text);
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+      if (is_word(t, "ASC")) TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+      if (is_punct(t, ',')) continue;
+      if (is_punct(t, ')')) break;
+      return fail("expected ',' or ')' in '" + std::string(text) + "'");
+    }
+    TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+    if (t.kind != Token::Kind::kEnd) return fail("unexpected text after ')' in '" + std::string(text) + "'");
+    return Status::OK();
+  }
+
+  Status column(Lexer* lx, const std::string& name, std::string_view text) {
+    TableSchema& s = *out_;
+    if (s.find_column(name) >= 0) return fail("duplicate column name: " + name);
+    TableColumn col;
+    col.name = name;
+    Token t;
+    TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+    // The type: one word (STRICT tables allow no more), or none.
+    if (t.kind == Token::Kind::kWord && !constraint_word(t)) {
+      const std::optional<ColumnType> type = type_of(t.text);
+      Token after;
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&after), text));
+      if (!type || (after.kind != Token::Kind::kEnd && !constraint_word(after))) {
+        size_t end = t.end;
+        Token u = after;
+        while (u.kind != Token::Kind::kEnd && !constraint_word(u)) {
+          end = u.end;
+          TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&u), text));
+        }
+        return fail("unknown type '" + std::string(text.substr(t.begin, end - t.begin)) +
+                    "' for column " + std::string(table_) + "." + name +
+                    " (use INTEGER, REAL, TEXT, BLOB or ANY)");
+      }
+      col.type = *type;
+      t = after;
+    }
+    bool is_pk = false;
+    while (t.kind != Token::Kind::kEnd) {
+      if (is_word(t, "NOT")) {
+        TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+        if (!is_word(t, "NULL")) return fail("expected NOT NULL in '" + std::string(text) + "'");
+        col.not_null = true;
+      } else if (is_word(t, "NULL")) {
+        // allowed, means nothing
+      } else if (is_word(t, "PRIMARY")) {
+        TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+        if (!is_word(t, "KEY")) return fail("expected PRIMARY KEY in '" + std::string(text) + "'");
+        is_pk = true;
+      } else if (is_word(t, "ASC") && is_pk) {
+        // PRIMARY KEY ASC
+      } else if (is_word(t, "COLLATE")) {
+        TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+        if (!is_name(t) || !iequals(t.text, "BINARY")) {
+          return fail("column " + std::string(table_) + "." + name +
+                      ": only COLLATE BINARY is supported");
+        }
+      } else if (is_word(t, "DEFAULT")) {
+        TUPLEKV_RETURN_IF_ERROR(default_expr(lx, text, &col.default_sql));
+      } else {
+        return fail("unsupported column constraint '" + t.text + "' for column " +
+                    std::string(table_) + "." + name);
+      }
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+    }
+    if (is_pk) {
+      if (inline_pk_ >= 0 || !pk_names_.empty()) return fail("more than one PRIMARY KEY");
+      inline_pk_ = static_cast<int>(s.columns.size());
+    }
+    s.columns.push_back(std::move(col));
+    return Status::OK();
+  }
+
+  // DEFAULT literal | signed number | (expr) | keyword (NULL, TRUE, CURRENT_TIME ...)
+  Status default_expr(Lexer* lx, std::string_view text, std::string* out) {
+    Token t;
+    TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+    const size_t begin = t.begin;
+    if (is_punct(t, '+') || is_punct(t, '-')) {
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+      if (t.kind != Token::Kind::kNumber && !is_word(t, "Inf")) {
+        return fail("DEFAULT: expected a number in '" + std::string(text) + "'");
+      }
+    } else if (is_punct(t, '(')) {
+      int depth = 1;
+      while (depth > 0) {
+        TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+        if (t.kind == Token::Kind::kEnd) return fail("DEFAULT: unbalanced '(' in '" + std::string(text) + "'");
+        if (is_punct(t, '(')) ++depth;
+        if (is_punct(t, ')')) --depth;
+      }
+    } else if (t.kind == Token::Kind::kEnd || t.kind == Token::Kind::kPunct ||
+               t.kind == Token::Kind::kQuoted) {
+      return fail("DEFAULT: expected a value in '" + std::string(text) + "'");
+    }
+    *out = std::string(text.substr(begin, t.end - begin));
+    return Status::OK();
+  }
+
+  std::string_view module_;
+  std::string_view table_;
+  TableSchema* out_;
+  std::vector<std::string> pk_names_;
+  int inline_pk_ = -1;
+  std::vector<PendingIndex> indexes_;
+};
+
+// 2^63 as a double.
+constexpr double kTwo63 = 9223372036854775808.0;
+
+// SQLite's integer affinity on a REAL: an integer when exactly one, and
+// not one of int64's extremes (sqlite3VdbeIntegerAffinity leaves those).
+bool real_as_integer(double r, int64_t* out) {
+  if (!(r > -kTwo63 && r < kTwo63)) return false;
+  const auto i = static_cast<int64_t>(r);
+  if (static_cast<double>(i) != r) return false;
+  if (i == INT64_MIN || i == INT64_MAX) return false;
+  *out = i;
+  return true;
+}
+
+Status mismatch(SqlValue::Kind kind, ColumnType t, std::string_view table, std::string_view column) {
+  return Status::TypeMismatch("cannot store " + std::string(sql_kind_name(kind)) + " value in " +
+                              std::string(column_type_name(t)) + " column " + std::string(table) +
+                              "." + std::string(column));
+}
+
+void append_escaped(char code, BytesView b, Bytes* out) {
+  out->push_back(code);
+  size_t start = 0;
+  for (;;) {
+    const void* z = b.size() > start ? std::memchr(b.data() + start, 0, b.size() - start) : nullptr;
+    if (z == nullptr) break;
+    const size_t at = static_cast<size_t>(static_cast<const char*>(z) - b.data());
+    out->append(b.data() + start, at - start + 1);
+    out->push_back('\xff');
+    start = at + 1;
+  }
+  out->append(b.data() + start, b.size() - start);
+  out->push_back('\0');
+}
+
+// A stored key in words for check() messages: its tuple, or hex.
+std::string repr_key(BytesView key) {
+  Tuple t;
+  if (unpack(key, &t).ok()) return repr(t);
+  return "x'" + to_hex(key) + "'";
+}
+
+}  // namespace
+
+std::string_view column_type_name(ColumnType t) {
+  switch (t) {
+    case ColumnType::kInteger:
+      return "INTEGER";
+    case ColumnType::kReal:
+      return "REAL";
+    case ColumnType::kText:
+      return "TEXT";
+    case ColumnType::kBlob:
+      return "BLOB";
+    case ColumnType::kAny:
+      return "ANY";
+  }
+  return "ANY";
+}
+
+std::string_view sql_kind_name(SqlValue::Kind k) {
+  switch (k) {
+    case SqlValue::Kind::kNull:
+      return "NULL";
+    case SqlValue::Kind::kInteger:
+      return "INT";
+    case SqlValue::Kind::kReal:
+      return "REAL";
+    case SqlValue::Kind::kText:
+      return "TEXT";
+    case SqlValue::Kind::kBlob:
+      return "BLOB";
+  }
+  return "NULL";
+}
+
+int TableSchema::find_column(std::string_view name) const {
+  for (size_t i = 0; i < columns.size(); ++i) {
+    if (iequals(columns[i].name, name)) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+Status parse_table_schema(std::string_view module, std::string_view table,
+                          const std::vector<std::string>& args, TableSchema* out) {
+  *out = TableSchema();
+  SchemaParser p(module, table, out);
+  for (const std::string& a : args) TUPLEKV_RETURN_IF_ERROR(p.arg(a));
+  return p.finish();
+}
+
+Status coerce(ColumnType t, const SqlValue& v, SqlConversions* conv, std::string_view table,
+              std::string_view column, SqlValue* out, std::string* buf) {
+  *out = v;
+  if (v.kind == SqlValue::Kind::kNull) return Status::OK();
+  // SQLite stores -0.0 as 0.0 (and 0.0 == -0.0 there): keep one key.
+  auto fix_zero = [&] {
+    if (out->kind == SqlValue::Kind::kReal && out->r == 0) out->r = 0.0;
+  };
+  switch (t) {
+    case ColumnType::kAny:
+      fix_zero();
+      return Status::OK();
+    case ColumnType::kBlob:
+      if (v.kind == SqlValue::Kind::kBlob) return Status::OK();
+      return mismatch(v.kind, t, table, column);
+    case ColumnType::kText:
+      if (v.kind == SqlValue::Kind::kText) return Status::OK();
+      if (v.kind == SqlValue::Kind::kBlob) return mismatch(v.kind, t, table, column);
+      conv->text(v, buf);
+      out->kind = SqlValue::Kind::kText;
+      out->bytes = *buf;
+      return Status::OK();
+    case ColumnType::kInteger: {
+      SqlValue n = v;
+      if (v.kind == SqlValue::Kind::kText) n = conv->numeric(v);
+      if (n.kind == SqlValue::Kind::kInteger) {
+        out->kind = SqlValue::Kind::kInteger;
+        out->i = n.i;
+        return Status::OK();
+      }
+      if (n.kind == SqlValue::Kind::kReal) {
+        int64_t i = 0;
+        if (real_as_integer(n.r, &i)) {
+          out->kind = SqlValue::Kind::kInteger;
+          out->i = i;
+          return Status::OK();
+        }
+      }
+      return mismatch(n.kind, t, table, column);
+    }
+    case ColumnType::kReal: {
+      SqlValue n = v;
+      if (v.kind == SqlValue::Kind::kText) n = conv->numeric(v);
+      if (n.kind == SqlValue::Kind::kInteger) {
+        out->kind = SqlValue::Kind::kReal;
+        out->r = static_cast<double>(n.i);
+        return Status::OK();
+      }
+      if (n.kind == SqlValue::Kind::kReal) {
+        out->kind = SqlValue::Kind::kReal;
+        out->r = n.r;
+        fix_zero();
+        return Status::OK();
+      }
+      return mismatch(n.kind, t, table, column);
+    }
+  }
+  return Status::Internal("tuplekv internal error: column type");
+}
+
+Status append_element(const SqlValue& v, Bytes* out) {
+  switch (v.kind) {
+    case SqlValue::Kind::kNull:
+      out->push_back('\0');
+      return Status::OK();
+    case SqlValue::Kind::kInteger:
+      return pack_element(TupleValue::int64(v.i), out);
+    case SqlValue::Kind::kReal:
+      return pack_element(TupleValue::float64(v.r), out);
+    case SqlValue::Kind::kText:
+      if (!is_valid_utf8(v.bytes)) return Status::InvalidArgument("TEXT is not valid UTF-8");
+      append_escaped('\x02', v.bytes, out);
+      return Status::OK();
+    case SqlValue::Kind::kBlob:
+      append_escaped('\x01', v.bytes, out);
+      return Status::OK();
+  }
+  return Status::Internal("tuplekv internal error: value kind");
+}
+
+// ---------------------------------------------------------------------------
+// Layout
+
+Result<TableLayout> TableLayout::make(const TableSchema& schema, std::string_view subspace) {
+  TableLayout l;
+  l.schema_ = schema;
+  TUPLEKV_RETURN_IF_ERROR(l.rebind(subspace));
+  for (const TableIndex& idx : schema.indexes) {
+    Bytes p;
+    TUPLEKV_RETURN_IF_ERROR(pack({TupleValue::string(idx.name)}, &p));
+    l.index_prefixes_.push_back(std::move(p));
+  }
+  return l;
+}
+
+Status TableLayout::rebind(std::string_view subspace) {
+  Bytes p;
+  TUPLEKV_RETURN_IF_ERROR(pack({TupleValue::string(subspace)}, &p));
+  row_prefix_ = std::move(p);
+  return Status::OK();
+}
+
+void TableLayout::row_key(const Elements& row, BytesView rowid_element, Bytes* out) const {
+  out->assign(row_prefix_);
+  if (schema_.key.empty()) {
+    out->append(rowid_element);
+    return;
+  }
+  for (int c : schema_.key) out->append(row[static_cast<size_t>(c)]);
+}
+
+void TableLayout::row_value(const Elements& row, Bytes* out) const {
+  out->clear();
+  for (int c : schema_.values) out->append(row[static_cast<size_t>(c)]);
+}
+
+void TableLayout::index_key(size_t i, const Elements& row, BytesView key_elements,
+                            Bytes* out) const {
+  out->assign(index_prefixes_[i]);
+  for (int c : schema_.indexes[i].columns) out->append(row[static_cast<size_t>(c)]);
+  out->append(key_elements);
+}
+
+Status TableLayout::split_row(BytesView key, BytesView value, Elements* row,
+                              BytesView* key_elements) const {
+  if (key.size() < row_prefix_.size() || key.compare(0, row_prefix_.size(), row_prefix_) != 0) {
+    return Status::Corruption("table: a row key outside the table's subspace");
+  }
+  row->resize(schema_.columns.size());
+  *key_elements = key.substr(row_prefix_.size());
+  {
+    TupleReader r(*key_elements);
+    size_t n = 0;
+    const size_t want = schema_.key_size();
+    while (n < want && r.next()) {
+      if (!schema_.key.empty()) (*row)[static_cast<size_t>(schema_.key[n])] = r.raw();
+      ++n;
+    }
+    TUPLEKV_RETURN_IF_ERROR(r.status());
+    if (n != want || !r.rest().empty()) {
+      return Status::Corruption("table: a row key with the wrong number of key elements");
+    }
+    if (schema_.key.empty() && r.type() != ElementType::kInt) {
+      return Status::Corruption("table: an implicit row key that is not an integer");
+    }
+  }
+  TupleReader r(value);
+  size_t n = 0;
+  while (n < schema_.values.size() && r.next()) {
+    (*row)[static_cast<size_t>(schema_.values[n])] = r.raw();
+    ++n;
+  }
+  TUPLEKV_RETURN_IF_ERROR(r.status());
+  if (n != schema_.values.size() || !r.rest().empty()) {
+    return Status::Corruption("table: a row value with the wrong number of columns");
+  }
+  return Status::OK();
+}
+
+Status TableLayout::split_index(size_t i, BytesView entry, Elements* indexed,
+                                BytesView* key_elements) const {
+  const Bytes& p = index_prefixes_[i];
+  if (entry.size() < p.size() || entry.compare(0, p.size(), p) != 0) {
+    return Status::Corruption("table: an index entry outside its index");
+  }
+  const size_t want = schema_.indexes[i].columns.size();
+  indexed->resize(want);
+  TupleReader r(entry.substr(p.size()));
+  size_t n = 0;
+  while (n < want && r.next()) (*indexed)[n++] = r.raw();
+  TUPLEKV_RETURN_IF_ERROR(r.status());
+  if (n != want) return Status::Corruption("table: a short index entry");
+  *key_elements = r.rest();
+  TupleReader k(*key_elements);
+  size_t m = 0;
+  while (k.next()) ++m;
+  TUPLEKV_RETURN_IF_ERROR(k.status());
+  if (m != schema_.key_size()) {
+    return Status::Corruption("table: an index entry with the wrong number of key elements");
+  }
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------
+// Rows
+
+Status TableRows::put(const TableLayout::Elements& row, BytesView key_elements,
+                      const TableLayout::Elements* old, BytesView old_key_elements) {
+  const TableLayout& l = *layout_;
+  const bool moved = old != nullptr && key_elements != old_key_elements;
+  if (moved) {
+    key_.assign(l.row_prefix());
+    key_.append(old_key_elements);
+    TUPLEKV_RETURN_IF_ERROR(store_->clear(key_));
+  }
+  for (size_t i = 0; i < l.schema().indexes.size(); ++i) {
+    l.index_key(i, row, key_elements, &new_entry_);
+    if (old != nullptr) {
+      l.index_key(i, *old, old_key_elements, &old_entry_);
+      if (old_entry_ == new_entry_) continue;
+      TUPLEKV_RETURN_IF_ERROR(store_->clear(old_entry_));
+    }
+    TUPLEKV_RETURN_IF_ERROR(store_->set(new_entry_, BytesView()));
+  }
+  key_.assign(l.row_prefix());
+  key_.append(key_elements);
+  l.row_value(row, &new_entry_);
+  return store_->set(key_, new_entry_);
+}
+
+Status TableRows::erase(const TableLayout::Elements& row, BytesView key_elements) {
+  const TableLayout& l = *layout_;
+  for (size_t i = 0; i < l.schema().indexes.size(); ++i) {
+    l.index_key(i, row, key_elements, &old_entry_);
+    TUPLEKV_RETURN_IF_ERROR(store_->clear(old_entry_));
+  }
+  key_.assign(l.row_prefix());
+  key_.append(key_elements);
+  return store_->clear(key_);
+}
+
+namespace {
+
+KeyRange prefix_range(const Bytes& p) { return range(p); }
+
+}  // namespace
+
+Status TableRows::check(std::string_view table, std::string* problem) {
+  problem->clear();
+  const TableLayout& l = *layout_;
+  const size_t nidx = l.schema().indexes.size();
+  std::vector<uint64_t> expected(nidx, 0);
+  TableLayout::Elements row;
+  BytesView key_elements;
+  Bytes value;
+  {
+    TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c,
+                             store_->scan(prefix_range(l.row_prefix()), ScanOptions()));
+    for (; c->valid(); c->next()) {
+      const Status s = l.split_row(c->key(), c->value(), &row, &key_elements);
+      if (!s.ok()) {
+        *problem = std::string(table) + ": row " + repr_key(c->key()) + ": " + s.message();
+        return Status::OK();
+      }
+      for (size_t i = 0; i < nidx; ++i) {
+        l.index_key(i, row, key_elements, &new_entry_);
+        bool found = false;
+        TUPLEKV_RETURN_IF_ERROR(store_->get(new_entry_, &value, &found));
+        if (!found) {
+          *problem = std::string(table) + ": index " + l.schema().indexes[i].name +
+                     " has no entry for row " + repr_key(c->key());
+          return Status::OK();
+        }
+        ++expected[i];
+      }
+    }
+    TUPLEKV_RETURN_IF_ERROR(c->status());
+  }
+  TableLayout::Elements indexed;
+  for (size_t i = 0; i < nidx; ++i) {
+    const std::string& name = l.schema().indexes[i].name;
+    uint64_t seen = 0;
+    TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c,
+                             store_->scan(prefix_range(l.index_prefix(i)), ScanOptions()));
+    for (; c->valid(); c->next()) {
+      ++seen;
+      Status s = l.split_index(i, c->key(), &indexed, &key_elements);
+      if (!s.ok()) {
+        *problem = std::string(table) + ": index " + name + " entry " + repr_key(c->key()) +
+                   ": " + s.message();
+        return Status::OK();
+      }
+      key_.assign(l.row_prefix());
+      key_.append(key_elements);
+      bool found = false;
+      TUPLEKV_RETURN_IF_ERROR(store_->get(key_, &value, &found));
+      if (!found) {
+        *problem = std::string(table) + ": index " + name + " entry " + repr_key(c->key()) +
+                   " has no row";
+        return Status::OK();
+      }
+      s = l.split_row(key_, value, &row, &key_elements);
+      if (s.ok()) {
+        l.index_key(i, row, key_elements, &new_entry_);
+        if (new_entry_ != c->key()) {
+          *problem = std::string(table) + ": index " + name + " entry " + repr_key(c->key()) +
+                     " does not match its row " + repr_key(key_);
+          return Status::OK();
+        }
+      }
+    }
+    TUPLEKV_RETURN_IF_ERROR(c->status());
+    if (seen != expected[i]) {
+      *problem = std::string(table) + ": index " + name + " has " + std::to_string(seen) +
+                 " entries for " + std::to_string(expected[i]) + " rows";
+      return Status::OK();
+    }
+  }
+  return Status::OK();
+}
+
+Status TableRows::rebuild(uint64_t* changed) {
+  *changed = 0;
+  const TableLayout& l = *layout_;
+  const size_t nidx = l.schema().indexes.size();
+  TableLayout::Elements row;
+  TableLayout::Elements indexed;
+  BytesView key_elements;
+  Bytes value;
+  // Entries no row accounts for go first...
+  for (size_t i = 0; i < nidx; ++i) {
+    std::vector<Bytes> stale;
+    TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c,
+                             store_->scan(prefix_range(l.index_prefix(i)), ScanOptions()));
+    for (; c->valid(); c->next()) {
+      bool ok = l.split_index(i, c->key(), &indexed, &key_elements).ok();
+      if (ok) {
+        key_.assign(l.row_prefix());
+        key_.append(key_elements);
+        bool found = false;
+        TUPLEKV_RETURN_IF_ERROR(store_->get(key_, &value, &found));
+        ok = found && l.split_row(key_, value, &row, &key_elements).ok();
+        if (ok) {
+          l.index_key(i, row, key_elements, &new_entry_);
+          ok = new_entry_ == c->key();
+        }
+      }
+      if (!ok) stale.emplace_back(c->key());
+    }
+    TUPLEKV_RETURN_IF_ERROR(c->status());
+    for (const Bytes& k : stale) TUPLEKV_RETURN_IF_ERROR(store_->clear(k));
+    *changed += stale.size();
+  }
+  // ...then every row gets the entries it lacks.
+  TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c,
+                           store_->scan(prefix_range(l.row_prefix()), ScanOptions()));
+  std::vector<Bytes> missing;
+  for (; c->valid(); c->next()) {
+    TUPLEKV_RETURN_IF_ERROR(l.split_row(c->key(), c->value(), &row, &key_elements));
+    for (size_t i = 0; i < nidx; ++i) {
+      l.index_key(i, row, key_elements, &new_entry_);
+      bool found = false;
+      TUPLEKV_RETURN_IF_ERROR(store_->get(new_entry_, &value, &found));
+      if (!found) missing.push_back(new_entry_);
+    }
+  }
+  TUPLEKV_RETURN_IF_ERROR(c->status());
+  for (const Bytes& k : missing) TUPLEKV_RETURN_IF_ERROR(store_->set(k, BytesView()));
+  *changed += missing.size();
+  return Status::OK();
+}
+
+}  // namespace tuplekv::model

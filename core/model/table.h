@@ -1,0 +1,192 @@
+// Typed tables keyed by a tuple, with secondary indexes: the schema of a
+// tuplekv_table, the STRICT-table rules for its values, and its key layout
+// (FoundationDB data-modeling guide, "tables" and "indexes"; DESIGN.md §4).
+//
+//   row        pack((S, pk1, pk2, ...))       pack((c1, c2, ...))  non-key columns
+//   index I    pack((I, v1, ..., pk1, ...))   ''
+//
+// S is the table's subspace name, I an index name. A table declared
+// without PRIMARY KEY has an implicit integer key assigned like a rowid:
+// its rows are pack((S, rowid)) and its index entries end with the rowid.
+// A row and all of its index entries are written and removed together
+// (TableRows below), so an index never drifts from its rows.
+//
+// Schema text (the module arguments that are not `option=value`), e.g.
+//   user_id INTEGER, name TEXT NOT NULL DEFAULT 'x', region TEXT,
+//   PRIMARY KEY(user_id), INDEX region_idx(region)
+// Column types are those of a STRICT table: INTEGER (or INT), REAL, TEXT,
+// BLOB, ANY; a column without a type is ANY. Column constraints: NOT NULL,
+// NULL, DEFAULT <literal or (expr)>, PRIMARY KEY (one column), COLLATE
+// BINARY. Table constraints: PRIMARY KEY(cols...) in any column order,
+// INDEX name(cols...). Key columns are NOT NULL.
+//
+// Values follow a STRICT table (coerce()): INTEGER takes integers, reals
+// with an exact integer value and text that SQLite's numeric affinity turns
+// into one of those; REAL takes reals, integers and numeric text (stored as
+// REAL); TEXT takes text and numbers (as the text SQLite renders them);
+// BLOB only blobs; ANY anything, unchanged. Anything else is kTypeMismatch
+// "cannot store TEXT value in INTEGER column t.c", SQLite's own message.
+// -0.0 in a REAL column is stored as 0.0 (SQLite does the same), so key
+// order and equality of typed columns are exactly SQLite's.
+//
+// Thread safety: none.
+#ifndef TUPLEKV_CORE_MODEL_TABLE_H_
+#define TUPLEKV_CORE_MODEL_TABLE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/bytes.h"
+#include "core/status.h"
+#include "core/store.h"
+#include "core/tuple.h"
+
+namespace tuplekv::model {
+
+enum class ColumnType : uint8_t { kInteger, kReal, kText, kBlob, kAny };
+
+// "INTEGER", "REAL", "TEXT", "BLOB", "ANY".
+std::string_view column_type_name(ColumnType t);
+
+struct TableColumn {
+  std::string name;
+  ColumnType type = ColumnType::kAny;
+  bool not_null = false;       // declared NOT NULL, or a key column
+  std::string default_sql;     // the DEFAULT expression as written; empty: none
+  int key_pos = -1;            // position in the primary key, or -1
+  int value_pos = -1;          // position in the stored value, or -1 (key column)
+};
+
+struct TableIndex {
+  std::string name;
+  std::vector<int> columns;  // column numbers, in index order
+};
+
+struct TableSchema {
+  std::vector<TableColumn> columns;
+  std::vector<int> key;          // column numbers, in key order; empty: implicit integer key
+  std::vector<int> values;       // non-key column numbers, in declaration order
+  std::vector<TableIndex> indexes;
+
+  bool implicit_key() const { return key.empty(); }
+  // Number of key elements (1 for the implicit key).
+  size_t key_size() const { return key.empty() ? 1 : key.size(); }
+  int find_column(std::string_view name) const;  // case-insensitive; -1 if none
+};
+
+// Parses the schema arguments (each one column definition or table
+// constraint, as SQLite split them at top-level commas). Messages start with
+// `module` and name the table, e.g.
+//   tuplekv_table: unknown type 'VARCHAR' for column t.name (use INTEGER, REAL, TEXT, BLOB or ANY)
+Status parse_table_schema(std::string_view module, std::string_view table,
+                          const std::vector<std::string>& args, TableSchema* out);
+
+// One SQL value as SQLite holds it. `bytes` points into the caller's
+// buffer (TEXT: UTF-8 without a terminator).
+struct SqlValue {
+  enum class Kind : uint8_t { kNull, kInteger, kReal, kText, kBlob };
+  Kind kind = Kind::kNull;
+  int64_t i = 0;
+  double r = 0;
+  BytesView bytes;
+};
+
+// The name SQLite's STRICT message gives a value's type: NULL, INT, REAL,
+// TEXT, BLOB.
+std::string_view sql_kind_name(SqlValue::Kind k);
+
+// SQLite's own conversions, supplied by the caller (ext/ asks SQLite), so
+// that text looks numeric exactly when SQLite says it does.
+class SqlConversions {
+ public:
+  virtual ~SqlConversions() = default;
+  // Numeric affinity applied to TEXT `v`: kInteger or kReal when SQLite
+  // converts it, else `v` unchanged.
+  virtual SqlValue numeric(const SqlValue& v) = 0;
+  // The TEXT SQLite renders number `v` as (REAL: "%!.15g").
+  virtual void text(const SqlValue& v, std::string* out) = 0;
+};
+
+// The value a STRICT column of type `t` stores for `v` (NULL stays NULL;
+// NOT NULL is the caller's check), into *out. `buf` holds converted text.
+// kTypeMismatch naming `table`.`column` when it cannot be stored.
+Status coerce(ColumnType t, const SqlValue& v, SqlConversions* conv, std::string_view table,
+              std::string_view column, SqlValue* out, std::string* buf);
+
+// Appends the tuple element for `v` (NULL -> null, INTEGER -> int, REAL ->
+// double, TEXT -> string, BLOB -> bytes). kInvalidArgument for TEXT that is
+// not valid UTF-8.
+Status append_element(const SqlValue& v, Bytes* out);
+
+// Key layout of one table (see the file comment).
+class TableLayout {
+ public:
+  // `subspace` is S (the row prefix is pack((S,))).
+  static Result<TableLayout> make(const TableSchema& schema, std::string_view subspace);
+
+  const TableSchema& schema() const { return schema_; }
+  const Bytes& row_prefix() const { return row_prefix_; }
+  const Bytes& index_prefix(size_t i) const { return index_prefixes_[i]; }
+  // The subspace changed (a rename moved the rows).
+  Status rebind(std::string_view subspace);
+
+  // Packed elements of one row, one per column (the implicit key is not a
+  // column). Views into caller-owned bytes.
+  using Elements = std::vector<BytesView>;
+
+  // Row key from the key columns' packed elements (or the packed rowid for
+  // an implicit key), replacing *out.
+  void row_key(const Elements& row, BytesView rowid_element, Bytes* out) const;
+  // Stored value: the non-key columns' elements, concatenated.
+  void row_value(const Elements& row, Bytes* out) const;
+  // Entry of index i: prefix + indexed elements + key elements.
+  void index_key(size_t i, const Elements& row, BytesView key_elements, Bytes* out) const;
+
+  // Splits a stored row into per-column element views (into `key` and
+  // `value`); *key_elements is the part of the key after the row prefix.
+  // kCorruption when the bytes do not fit the schema.
+  Status split_row(BytesView key, BytesView value, Elements* row, BytesView* key_elements) const;
+  // The key elements of an index entry (after the indexed values), and the
+  // indexed values' elements.
+  Status split_index(size_t i, BytesView entry, Elements* indexed, BytesView* key_elements) const;
+
+ private:
+  TableSchema schema_;
+  Bytes row_prefix_;
+  std::vector<Bytes> index_prefixes_;
+};
+
+// Rows and their index entries over a store: every write keeps the indexes
+// in step, in one batch of store operations.
+class TableRows {
+ public:
+  TableRows(OrderedStore* store, const TableLayout* layout) : store_(store), layout_(layout) {}
+
+  // Writes a row and its index entries. `old` (when non-null) is the row
+  // previously stored under `old_key`: its entries that differ are removed
+  // and its key cleared if it differs from the new one.
+  Status put(const TableLayout::Elements& row, BytesView key_elements,
+             const TableLayout::Elements* old, BytesView old_key_elements);
+  // Removes a row and its index entries.
+  Status erase(const TableLayout::Elements& row, BytesView key_elements);
+
+  // Verifies that every row has exactly its index entries and every entry
+  // belongs to a row. *problem is empty when all is well, else the first
+  // problem found, in words. `table` names the table in messages.
+  Status check(std::string_view table, std::string* problem);
+  // Rewrites every index from the rows: removes entries no row has, adds
+  // missing ones. *changed counts entries written or removed.
+  Status rebuild(uint64_t* changed);
+
+ private:
+  OrderedStore* store_;
+  const TableLayout* layout_;
+  Bytes key_, old_entry_, new_entry_;
+};
+
+}  // namespace tuplekv::model
+
+#endif  // TUPLEKV_CORE_MODEL_TABLE_H_

@@ -1,0 +1,293 @@
+// Typed tables: schema parsing (types, synonyms, constraints, keys in any
+// order, indexes, errors), STRICT coercion, and the row/index layout with
+// index maintenance, check and rebuild over the memory store.
+#include "core/model/table.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "core/memory_store.h"
+
+namespace tuplekv::model {
+namespace {
+
+Status parse(const std::vector<std::string>& args, TableSchema* s) {
+  return parse_table_schema("tuplekv_table", "t", args, s);
+}
+
+std::string parse_error(const std::vector<std::string>& args) {
+  TableSchema s;
+  const Status st = parse(args, &s);
+  return st.ok() ? "ok" : st.message();
+}
+
+TEST(TableSchemaTest, ColumnsTypesKeysAndIndexes) {
+  TableSchema s;
+  ASSERT_TRUE(parse({"user_id INT", " name text NOT NULL DEFAULT 'x, y'", "region TEXT",
+                     "score real default -1.5", "photo BLOB", "extra", "\"odd name\" ANY",
+                     "PRIMARY KEY(region, user_id)", "INDEX by_name (name, score)"},
+                    &s)
+                  .ok());
+  ASSERT_EQ(s.columns.size(), 7u);
+  EXPECT_EQ(s.columns[0].type, ColumnType::kInteger);
+  EXPECT_EQ(s.columns[1].type, ColumnType::kText);
+  EXPECT_TRUE(s.columns[1].not_null);
+  EXPECT_EQ(s.columns[1].default_sql, "'x, y'");
+  EXPECT_EQ(s.columns[3].type, ColumnType::kReal);
+  EXPECT_EQ(s.columns[3].default_sql, "-1.5");
+  EXPECT_EQ(s.columns[4].type, ColumnType::kBlob);
+  EXPECT_EQ(s.columns[5].type, ColumnType::kAny);
+  EXPECT_EQ(s.columns[6].name, "odd name");
+  EXPECT_EQ(s.key, (std::vector<int>{2, 0}));
+  EXPECT_TRUE(s.columns[0].not_null);
+  EXPECT_TRUE(s.columns[2].not_null);
+  EXPECT_EQ(s.columns[2].key_pos, 0);
+  EXPECT_EQ(s.values, (std::vector<int>{1, 3, 4, 5, 6}));
+  ASSERT_EQ(s.indexes.size(), 1u);
+  EXPECT_EQ(s.indexes[0].name, "by_name");
+  EXPECT_EQ(s.indexes[0].columns, (std::vector<int>{1, 3}));
+  EXPECT_EQ(s.find_column("REGION"), 2);
+}
+
+TEST(TableSchemaTest, InlineKeyImplicitKeyAndDefaults) {
+  TableSchema s;
+  ASSERT_TRUE(parse({"id INTEGER PRIMARY KEY", "v TEXT DEFAULT (upper('a'))"}, &s).ok());
+  EXPECT_EQ(s.key, (std::vector<int>{0}));
+  EXPECT_EQ(s.columns[1].default_sql, "(upper('a'))");
+  ASSERT_TRUE(parse({"a", "b INTEGER"}, &s).ok());
+  EXPECT_TRUE(s.implicit_key());
+  EXPECT_EQ(s.key_size(), 1u);
+  EXPECT_EQ(s.values, (std::vector<int>{0, 1}));
+}
+
+TEST(TableSchemaTest, Errors) {
+  EXPECT_EQ(parse_error({"a VARCHAR(10)"}),
+            "tuplekv_table: unknown type 'VARCHAR(10)' for column t.a (use INTEGER, REAL, TEXT, "
+            "BLOB or ANY)");
+  EXPECT_EQ(parse_error({"a INT", "PRIMARY KEY(b)"}),
+            "tuplekv_table: PRIMARY KEY names unknown column 'b'");
+  EXPECT_EQ(parse_error({"a INT", "A TEXT"}), "tuplekv_table: duplicate column name: A");
+  EXPECT_EQ(parse_error({"a INT", "INDEX i(b)"}), "tuplekv_table: index i names unknown column 'b'");
+  EXPECT_EQ(parse_error({"a INT", "INDEX i(a)", "INDEX I(a)"}),
+            "tuplekv_table: duplicate index name: I");
+  EXPECT_EQ(parse_error({"a INT PRIMARY KEY", "PRIMARY KEY(a)"}),
+            "tuplekv_table: more than one PRIMARY KEY");
+  EXPECT_EQ(parse_error({"a INT", "PRIMARY KEY(a, a)"}),
+            "tuplekv_table: PRIMARY KEY names column 'a' twice");
+  EXPECT_EQ(parse_error({"a INT CHECK(a > 0)"}),
+            "tuplekv_table: unsupported column constraint 'CHECK' for column t.a");
+  EXPECT_EQ(parse_error({"a TEXT COLLATE NOCASE"}),
+            "tuplekv_table: column t.a: only COLLATE BINARY is supported");
+  EXPECT_EQ(parse_error({"UNIQUE(a)"}),
+            "tuplekv_table: UNIQUE constraints are not supported (use INDEX name(columns) for "
+            "an index)");
+  EXPECT_EQ(parse_error({}), "tuplekv_table: no columns declared");
+}
+
+// Conversions as a test double: numeric text is what strtod/strtoll take
+// whole; numbers render with %lld / %.15g.
+class FakeConversions : public SqlConversions {
+ public:
+  SqlValue numeric(const SqlValue& v) override {
+    const std::string s(v.bytes);
+    char* end = nullptr;
+    const long long i = std::strtoll(s.c_str(), &end, 10);
+    SqlValue out = v;
+    if (!s.empty() && *end == '\0') {
+      out.kind = SqlValue::Kind::kInteger;
+      out.i = i;
+      return out;
+    }
+    const double r = std::strtod(s.c_str(), &end);
+    if (!s.empty() && *end == '\0') {
+      out.kind = SqlValue::Kind::kReal;
+      out.r = r;
+    }
+    return out;
+  }
+  void text(const SqlValue& v, std::string* out) override {
+    char buf[64];
+    if (v.kind == SqlValue::Kind::kInteger) {
+      std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v.i));
+    } else {
+      std::snprintf(buf, sizeof buf, "%.15g", v.r);
+    }
+    *out = buf;
+  }
+};
+
+SqlValue integer(int64_t i) {
+  SqlValue v;
+  v.kind = SqlValue::Kind::kInteger;
+  v.i = i;
+  return v;
+}
+SqlValue real(double r) {
+  SqlValue v;
+  v.kind = SqlValue::Kind::kReal;
+  v.r = r;
+  return v;
+}
+SqlValue text(std::string_view s) {
+  SqlValue v;
+  v.kind = SqlValue::Kind::kText;
+  v.bytes = s;
+  return v;
+}
+SqlValue blob(std::string_view s) {
+  SqlValue v;
+  v.kind = SqlValue::Kind::kBlob;
+  v.bytes = s;
+  return v;
+}
+
+std::string coerced(ColumnType t, const SqlValue& v) {
+  FakeConversions conv;
+  SqlValue out;
+  std::string buf;
+  const Status s = coerce(t, v, &conv, "t", "c", &out, &buf);
+  if (!s.ok()) return s.message();
+  Bytes e;
+  if (!append_element(out, &e).ok()) return "bad";
+  Tuple back;
+  if (!unpack(e, &back).ok()) return "bad";
+  return repr(back);
+}
+
+TEST(TableCoerceTest, StrictRules) {
+  EXPECT_EQ(coerced(ColumnType::kInteger, integer(7)), "(7,)");
+  EXPECT_EQ(coerced(ColumnType::kInteger, real(3.0)), "(3,)");
+  EXPECT_EQ(coerced(ColumnType::kInteger, real(3.5)), "cannot store REAL value in INTEGER column t.c");
+  EXPECT_EQ(coerced(ColumnType::kInteger, text("12")), "(12,)");
+  EXPECT_EQ(coerced(ColumnType::kInteger, text("abc")), "cannot store TEXT value in INTEGER column t.c");
+  EXPECT_EQ(coerced(ColumnType::kInteger, blob("x")), "cannot store BLOB value in INTEGER column t.c");
+  EXPECT_EQ(coerced(ColumnType::kInteger, real(-9223372036854775808.0)),
+            "cannot store REAL value in INTEGER column t.c");
+  EXPECT_EQ(coerced(ColumnType::kReal, integer(2)), "(2.0,)");
+  EXPECT_EQ(coerced(ColumnType::kReal, real(-0.0)), "(0.0,)");
+  EXPECT_EQ(coerced(ColumnType::kReal, text("1.5")), "(1.5,)");
+  EXPECT_EQ(coerced(ColumnType::kReal, text("x")), "cannot store TEXT value in REAL column t.c");
+  EXPECT_EQ(coerced(ColumnType::kText, integer(5)), "('5',)");
+  EXPECT_EQ(coerced(ColumnType::kText, real(0.5)), "('0.5',)");
+  EXPECT_EQ(coerced(ColumnType::kText, blob("x")), "cannot store BLOB value in TEXT column t.c");
+  EXPECT_EQ(coerced(ColumnType::kBlob, blob(std::string_view("a\0b", 3))), "(b'a\\x00b',)");
+  EXPECT_EQ(coerced(ColumnType::kBlob, integer(1)), "cannot store INT value in BLOB column t.c");
+  EXPECT_EQ(coerced(ColumnType::kAny, text("5")), "('5',)");
+  EXPECT_EQ(coerced(ColumnType::kAny, real(-0.0)), "(0.0,)");
+  EXPECT_EQ(coerced(ColumnType::kText, SqlValue()), "(None,)");
+}
+
+struct Fixture {
+  MemoryStore store;
+  TableSchema schema;
+  TableLayout layout;
+  std::vector<Bytes> cells;
+
+  explicit Fixture(const std::vector<std::string>& args) {
+    EXPECT_TRUE(parse(args, &schema).ok());
+    layout = *TableLayout::make(schema, "users");
+  }
+  // Packs one row of values into per-column elements.
+  TableLayout::Elements row(const std::vector<SqlValue>& values) {
+    cells.assign(values.size(), Bytes());
+    TableLayout::Elements e;
+    for (size_t i = 0; i < values.size(); ++i) {
+      EXPECT_TRUE(append_element(values[i], &cells[i]).ok());
+      e.push_back(cells[i]);
+    }
+    return e;
+  }
+  std::string dump() {
+    std::string out;
+    auto c = store.scan(KeyRange{"", ""}, ScanOptions());
+    for (; (*c)->valid(); (*c)->next()) {
+      Tuple k, v;
+      EXPECT_TRUE(unpack((*c)->key(), &k).ok());
+      EXPECT_TRUE(unpack((*c)->value(), &v).ok());
+      out += repr(k) + "=" + repr(v) + "\n";
+    }
+    return out;
+  }
+};
+
+TEST(TableRowsTest, LayoutIndexesMovesCheckAndRebuild) {
+  Fixture f({"user_id INTEGER", "name TEXT", "region TEXT", "PRIMARY KEY(user_id)",
+             "INDEX region_idx(region)"});
+  TableRows rows(&f.store, &f.layout);
+  TableLayout::Elements r1 = f.row({integer(1), text("ann"), text("eu")});
+  Bytes k1 = Bytes(r1[0]);
+  ASSERT_TRUE(rows.put(r1, k1, nullptr, {}).ok());
+  TableLayout::Elements r2 = f.row({integer(2), text("bob"), text("us")});
+  Bytes k2 = Bytes(r2[0]);
+  ASSERT_TRUE(rows.put(r2, k2, nullptr, {}).ok());
+  EXPECT_EQ(f.dump(),
+            "('region_idx', 'eu', 1)=()\n"
+            "('region_idx', 'us', 2)=()\n"
+            "('users', 1)=('ann', 'eu')\n"
+            "('users', 2)=('bob', 'us')\n");
+  // Moving row 2 to key 3 in region 'eu': its entry follows.
+  std::vector<Bytes> old_cells = f.cells;
+  TableLayout::Elements old = {old_cells[0], old_cells[1], old_cells[2]};
+  TableLayout::Elements r3 = f.row({integer(3), text("bob"), text("eu")});
+  Bytes k3 = Bytes(r3[0]);
+  ASSERT_TRUE(rows.put(r3, k3, &old, k2).ok());
+  EXPECT_EQ(f.dump(),
+            "('region_idx', 'eu', 1)=()\n"
+            "('region_idx', 'eu', 3)=()\n"
+            "('users', 1)=('ann', 'eu')\n"
+            "('users', 3)=('bob', 'eu')\n");
+  std::string problem;
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  EXPECT_EQ(problem, "");
+
+  // Damage: a stray entry, then a missing one.
+  Bytes stray;
+  ASSERT_TRUE(pack({TupleValue::string("region_idx"), TupleValue::string("zz"),
+                    TupleValue::int64(9)},
+                   &stray)
+                  .ok());
+  ASSERT_TRUE(f.store.set(stray, "").ok());
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  EXPECT_EQ(problem, "users: index region_idx entry ('region_idx', 'zz', 9) has no row");
+  uint64_t changed = 0;
+  ASSERT_TRUE(rows.rebuild(&changed).ok());
+  EXPECT_EQ(changed, 1u);
+  Bytes entry;
+  f.layout.index_key(0, r1, k1, &entry);
+  ASSERT_TRUE(f.store.clear(entry).ok());
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  EXPECT_EQ(problem, "users: index region_idx has no entry for row ('users', 1)");
+  ASSERT_TRUE(rows.rebuild(&changed).ok());
+  EXPECT_EQ(changed, 1u);
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  EXPECT_EQ(problem, "");
+
+  ASSERT_TRUE(rows.erase(r1, k1).ok());
+  EXPECT_EQ(f.dump(),
+            "('region_idx', 'eu', 3)=()\n"
+            "('users', 3)=('bob', 'eu')\n");
+}
+
+TEST(TableRowsTest, SplitRowAndCorruption) {
+  Fixture f({"a TEXT", "b INTEGER", "c", "PRIMARY KEY(b, a)"});
+  TableLayout::Elements r = f.row({text("x"), integer(5), SqlValue()});
+  Bytes key, value;
+  f.layout.row_key(r, {}, &key);
+  f.layout.row_value(r, &value);
+  TableLayout::Elements back;
+  BytesView ke;
+  ASSERT_TRUE(f.layout.split_row(key, value, &back, &ke).ok());
+  EXPECT_EQ(back[0], r[0]);
+  EXPECT_EQ(back[1], r[1]);
+  EXPECT_EQ(back[2], r[2]);
+  EXPECT_EQ(ke, BytesView(key).substr(f.layout.row_prefix().size()));
+  EXPECT_EQ(f.layout.split_row(key, value + "\x14", &back, &ke).code(), StatusCode::kCorruption);
+  EXPECT_EQ(f.layout.split_row(key + "\x14", value, &back, &ke).code(), StatusCode::kCorruption);
+  EXPECT_EQ(f.layout.split_row(key, "\x02", &back, &ke).code(), StatusCode::kCorruption);
+}
+
+}  // namespace
+}  // namespace tuplekv::model
