@@ -760,7 +760,12 @@ Status RangeBuilder::build(const Plan& plan, const std::vector<PlanColumn>& colu
     r.begin.assign(p);
     r.begin.append(lo);
     if (hi_inf) {
-      if (!strinc_into(p, &r.end)) r.end.clear();
+      if (element_prefixes) {
+        r.end.assign(p);
+        r.end.push_back('\xff');
+      } else if (!strinc_into(p, &r.end)) {
+        r.end.clear();
+      }
     } else {
       r.end.assign(p);
       r.end.append(hi);

@@ -237,6 +237,13 @@ class RangeBuilder {
   Status build(const Plan& plan, const std::vector<PlanColumn>& columns, BytesView key_prefix,
                const FilterArg* args, size_t nargs, ScanSpec* out);
 
+  // How "every key under prefix p" ends, for a range open above. false
+  // (the default): strinc(p). true: p + FF, the end of FoundationDB's
+  // range(p) -- exact when p ends with a packed tuple element, where
+  // strinc(p) would also take in keys whose element merely starts with
+  // p's last element (bytes x'' is 01 00, x'00' is 01 00 FF 00).
+  bool element_prefixes = false;
+
  private:
   // A vector whose first size() elements are live; the others keep their
   // buffers for the next use.

@@ -21,6 +21,7 @@ constexpr Registrar kRegistrars[] = {
     register_cells_module,
     register_multimap_module,
     register_docs_modules,
+    register_table_module,
 };
 
 int register_all(sqlite3* db, char** err) {

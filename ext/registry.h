@@ -16,6 +16,7 @@ int register_kv_module(sqlite3* db, char** err);     // kv_vtab.cc
 int register_cells_module(sqlite3* db, char** err);  // cells_vtab.cc
 int register_multimap_module(sqlite3* db, char** err);  // multimap_vtab.cc
 int register_docs_modules(sqlite3* db, char** err);  // docs_vtab.cc: tuplekv_docs, tuplekv_leaves
+int register_table_module(sqlite3* db, char** err);  // table_vtab.cc: tuplekv_table, tuplekv_check()
 
 }  // namespace tuplekv::ext
 

@@ -1,0 +1,155 @@
+// tuplekv_check(name [, 'rebuild']): index consistency of a tuplekv_table.
+//
+//   SELECT tuplekv_check('users');             -- 'ok', or the first problem:
+//     users: index region_idx has no entry for row ('user', 7)
+//     users: index region_idx entry ('region_idx', 'eu', 9) has no row
+//   SELECT tuplekv_check('users', 'rebuild');  -- rewrites every index from
+//                                              -- the rows; returns the number
+//                                              -- of entries added or removed
+//
+// `name` is `table` or `schema.table`. The check reads every row and every
+// index entry (it is meant for tests and after suspected damage, e.g. bytes
+// written straight into the shadow table). A rebuild writes through the
+// table's store, inside the current transaction when there is one. Both are
+// SQLITE_DIRECTONLY: not usable from triggers or views.
+//
+// Tables register themselves on this connection when SQLite connects them;
+// the function connects a table that was not used yet by preparing a query
+// on it.
+#include <algorithm>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "ext/errors.h"
+#include "ext/table_vtab.h"
+#include "ext/values.h"
+
+namespace tuplekv::ext::table {
+
+namespace {
+
+// Open tables of every connection; each belongs to one connection (db).
+std::mutex g_mutex;
+std::vector<TableVtab*>& tables() {
+  static std::vector<TableVtab*>* v = new std::vector<TableVtab*>();
+  return *v;
+}
+
+TableVtab* find_table(sqlite3* db, const std::string& schema, const std::string& name) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  TableVtab* best = nullptr;
+  for (TableVtab* t : tables()) {
+    if (t->db != db || sqlite3_stricmp(t->name.c_str(), name.c_str()) != 0) continue;
+    if (!schema.empty()) {
+      if (sqlite3_stricmp(t->schema.c_str(), schema.c_str()) == 0) return t;
+      continue;
+    }
+    // Unqualified: temp, then main, then any attached schema (as SQLite).
+    if (sqlite3_stricmp(t->schema.c_str(), "temp") == 0) return t;
+    if (best == nullptr || sqlite3_stricmp(t->schema.c_str(), "main") == 0) best = t;
+  }
+  return best;
+}
+
+std::string quoted(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
+void check_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
+  guard_function(ctx, [&] {
+    const char* fn = "tuplekv_check";
+    const unsigned char* z = sqlite3_value_text(argv[0]);
+    if (sqlite3_value_type(argv[0]) != SQLITE_TEXT || z == nullptr) {
+      set_result_error(ctx, Status::InvalidArgument(std::string(fn) + ": the table name must be TEXT"));
+      return;
+    }
+    bool rebuild = false;
+    if (argc > 1) {
+      const unsigned char* m = sqlite3_value_text(argv[1]);
+      if (m == nullptr || sqlite3_stricmp(reinterpret_cast<const char*>(m), "rebuild") != 0) {
+        set_result_error(ctx, Status::InvalidArgument(std::string(fn) +
+                                                      ": the second argument must be 'rebuild'"));
+        return;
+      }
+      rebuild = true;
+    }
+    const std::string qualified(reinterpret_cast<const char*>(z));
+    std::string schema;
+    std::string name = qualified;
+    if (const size_t dot = qualified.find('.'); dot != std::string::npos) {
+      schema = qualified.substr(0, dot);
+      name = qualified.substr(dot + 1);
+    }
+    sqlite3* db = sqlite3_context_db_handle(ctx);
+    TableVtab* t = find_table(db, schema, name);
+    if (t == nullptr) {
+      // Not connected yet on this connection: a prepared query connects it.
+      const std::string sql = "SELECT 1 FROM " + (schema.empty() ? "" : quoted(schema) + ".") +
+                              quoted(name) + " WHERE 0";
+      sqlite3_stmt* stmt = nullptr;
+      const int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr);
+      sqlite3_finalize(stmt);
+      if (rc != SQLITE_OK) {
+        set_result_error(ctx, Status::InvalidArgument(std::string(fn) + ": no such table: " + qualified));
+        return;
+      }
+      t = find_table(db, schema, name);
+    }
+    if (t == nullptr) {
+      set_result_error(ctx, Status::InvalidArgument(std::string(fn) + ": " + qualified +
+                                                    " is not a tuplekv_table"));
+      return;
+    }
+    if (rebuild) {
+      uint64_t changed = 0;
+      const Status s = t->rows->rebuild(&changed);
+      if (!s.ok()) {
+        set_result_error(ctx, s.with_context(fn));
+        return;
+      }
+      t->stats->writes += changed;
+      sqlite3_result_int64(ctx, static_cast<sqlite3_int64>(changed));
+      return;
+    }
+    std::string problem;
+    const Status s = t->rows->check(t->name, &problem);
+    if (!s.ok()) {
+      set_result_error(ctx, s.with_context(fn));
+      return;
+    }
+    result_text(ctx, problem.empty() ? std::string("ok") : problem);
+  });
+}
+
+}  // namespace
+
+void remember_table(TableVtab* t) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  tables().push_back(t);
+}
+
+void forget_table(TableVtab* t) {
+  std::lock_guard<std::mutex> lock(g_mutex);
+  auto& v = tables();
+  v.erase(std::remove(v.begin(), v.end(), t), v.end());
+}
+
+int register_check_function(sqlite3* db, char** err) {
+  for (int n : {1, 2}) {
+    const int rc = sqlite3_create_function_v2(db, "tuplekv_check", n, SQLITE_UTF8 | SQLITE_DIRECTONLY,
+                                              nullptr, check_function, nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) {
+      if (err != nullptr) *err = sqlite3_mprintf("tuplekv: cannot register function tuplekv_check");
+      return rc;
+    }
+  }
+  return SQLITE_OK;
+}
+
+}  // namespace tuplekv::ext::table

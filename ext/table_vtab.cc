@@ -1,0 +1,1296 @@
+// tuplekv_table: typed rows keyed by a tuple, with secondary indexes kept
+// in the same transaction as their rows.
+//
+// USAGE
+//   CREATE VIRTUAL TABLE users USING tuplekv_table(
+//       user_id INTEGER, name TEXT, region TEXT,
+//       PRIMARY KEY(user_id), INDEX region_idx(region),
+//       subspace=user, store=sqlite);
+//   INSERT INTO users VALUES (1, 'ann', 'eu'), (2, 'bob', 'us');
+//   SELECT name FROM users WHERE region = 'eu';     -- region_idx, then the row
+//     ann
+//
+// It behaves like the native table
+//   CREATE TABLE users(user_id INTEGER NOT NULL, name TEXT, region TEXT,
+//                      PRIMARY KEY(user_id)) STRICT, WITHOUT ROWID;
+//   CREATE INDEX region_idx ON users(region);
+// (schema rules and STRICT coercion: core/model/table.h). Without a
+// PRIMARY KEY the table has an implicit integer key, the `rowid`, assigned
+// as SQLite assigns rowids (the largest plus one).
+//
+// KEY LAYOUT (DESIGN.md §4): row pack((S, pk...)) = pack((non-key columns...)),
+// index entry pack((I, indexed values..., pk...)) = ''. S is subspace= or
+// the table name; a rename of a table without subspace= moves its rows.
+// Index names must be unique in the database (they are their subspaces).
+//
+// OPTIONS  subspace=NAME, store=sqlite|memory (as every keyspace table).
+// COLUMNS  as declared, plus `raw_key BLOB HIDDEN`: the stored row key
+//          (the declared PRIMARY KEY of the virtual table, so xUpdate gets
+//          it for DELETE/UPDATE). If a column is named raw_key already, the
+//          hidden one gets underscores in front.
+//
+// WRITES. INSERT, UPDATE (also of key columns: the row moves and its index
+// entries follow) and DELETE; every index entry is written or removed with
+// its row. Checks run in SQLite's order: NOT NULL (key columns included),
+// then each column's type (core coerce()), then the key's uniqueness, which
+// follows the conflict clause (sqlite3_vtab_on_conflict): ABORT, FAIL,
+// ROLLBACK "UNIQUE constraint failed: t.a, t.b" (SQLITE_CONSTRAINT_PRIMARYKEY);
+// IGNORE skips the row; REPLACE deletes the row in the way (and, as SQLite,
+// uses a NOT NULL column's DEFAULT instead of NULL). In ANY key columns 2
+// and 2.0 are one key, as in SQLite. A type error under OR IGNORE is
+// SQLITE_MISMATCH with SQLite's message (SQLite would silently skip any
+// constraint code there, where a STRICT table reports the error).
+// Statement atomicity: the SQLite store's writes are part of SQLite's
+// statement journal; the memory store undoes them through the savepoint
+// hooks. UPSERT is refused by SQLite for every virtual table.
+//
+// PLAN CONTRACT
+//   idxNum  bits 0-7   the candidate: 0 the primary key, 1 + i index i
+//           bit 8      the index covers every column the statement reads
+//                      (colUsed): rows come from the index entries alone
+//           bit 9      ambiguous: a TEXT position has a right-hand side that
+//                      was unknown at planning (a column of another table
+//                      may compare numerically); nothing is omitted, ORDER
+//                      BY is not consumed, and a number arriving there turns
+//                      the scan into a full scan of the candidate
+//           bits 16-30 length of the label before the plan text
+//   idxStr  label + the plan text of core/plan.h over the candidate's
+//           positions, e.g. `index region_idx: range region=?1` or
+//           `primary key: point user_id=?1`; argv in its term order.
+// Candidates are costed with plan_scan(); an index that does not cover the
+// statement pays a row fetch per row, so a key prefix beats an index range
+// beats a full scan. Per column type (DESIGN.md §6):
+//   INTEGER, REAL  exact: the right-hand side gets numeric affinity, as
+//                  SQLite gives it; INTEGER vs REAL bounds are converted
+//                  exactly (a > 2.5 is a > 2; REAL vs an integer beyond
+//                  2^53 uses the neighbouring doubles)
+//   TEXT           exact for text; LIKE/GLOB literal prefixes (superset)
+//   BLOB           exact (every other class sorts before BLOBs)
+//   ANY            superset: = with a literal looks up every encoding
+//                  SQLite calls equal (2, 2.0); ranges narrow only below a
+//                  BLOB; SQLite re-checks; never ORDER BY
+// Index positions of nullable columns: IS NULL / IS are left to SQLite,
+// and `<` terms are re-checked (a range from the start meets the NULLs).
+#include "ext/table_vtab.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "core/model/sql_any.h"
+#include "core/move_prefix.h"
+#include "core/subspace.h"
+#include "core/tuple.h"
+#include "ext/errors.h"
+#include "ext/registry.h"
+#include "ext/table_storage.h"
+#include "ext/values.h"
+
+namespace tuplekv::ext::table {
+
+namespace {
+
+constexpr int kIdxCandidateMask = 0xff;
+constexpr int kIdxCovering = 0x100;
+constexpr int kIdxAmbiguous = 0x200;
+constexpr int kIdxLabelShift = 16;
+constexpr size_t kMaxSpareCursors = 4;
+// A row fetched through an index costs about this many rows of scanning.
+constexpr double kFetchCost = 3;
+
+bool iequal(const char* a, const char* b) { return sqlite3_stricmp(a, b) == 0; }
+
+std::string quote_identifier(const std::string& s) {
+  std::string out = "\"";
+  for (char c : s) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+BytesView blob_view(sqlite3_value* v) {
+  const void* p = sqlite3_value_blob(v);
+  const int n = sqlite3_value_bytes(v);
+  return p == nullptr ? BytesView() : BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Values
+
+model::SqlValue sql_value_of(sqlite3_value* v) {
+  model::SqlValue out;
+  switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER:
+      out.kind = model::SqlValue::Kind::kInteger;
+      out.i = sqlite3_value_int64(v);
+      break;
+    case SQLITE_FLOAT:
+      out.kind = model::SqlValue::Kind::kReal;
+      out.r = sqlite3_value_double(v);
+      break;
+    case SQLITE_TEXT: {
+      out.kind = model::SqlValue::Kind::kText;
+      const unsigned char* p = sqlite3_value_text(v);
+      out.bytes = p == nullptr ? BytesView()
+                               : BytesView(reinterpret_cast<const char*>(p),
+                                           static_cast<size_t>(sqlite3_value_bytes(v)));
+      break;
+    }
+    case SQLITE_BLOB:
+      out.kind = model::SqlValue::Kind::kBlob;
+      out.bytes = blob_view(v);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+model::SqlValue SqliteConversions::numeric(const model::SqlValue& v) {
+  model::SqlValue out = v;
+  if (source_ == nullptr) return out;
+  // A copy: numeric affinity changes the value it is applied to.
+  sqlite3_value* d = sqlite3_value_dup(source_);
+  if (d == nullptr) throw std::bad_alloc();
+  const int type = sqlite3_value_numeric_type(d);
+  if (type == SQLITE_INTEGER) {
+    out.kind = model::SqlValue::Kind::kInteger;
+    out.i = sqlite3_value_int64(d);
+  } else if (type == SQLITE_FLOAT) {
+    out.kind = model::SqlValue::Kind::kReal;
+    out.r = sqlite3_value_double(d);
+  }
+  sqlite3_value_free(d);
+  return out;
+}
+
+void SqliteConversions::text(const model::SqlValue& v, std::string* out) {
+  // SQLite renders numbers itself (REAL as "%!.15g"); ask it.
+  char* s = v.kind == model::SqlValue::Kind::kInteger
+                ? sqlite3_mprintf("%lld", static_cast<long long>(v.i))
+                : sqlite3_mprintf("%!.15g", v.r);
+  if (s == nullptr) throw std::bad_alloc();
+  out->assign(s);
+  sqlite3_free(s);
+}
+
+// ---------------------------------------------------------------------------
+// The table
+
+const std::string& TableVtab::rowid_name() {
+  static const std::string kRowid = "rowid";
+  return kRowid;
+}
+
+int TableVtab::fail(const Status& s) {
+  return set_vtab_error(this, s.code() == StatusCode::kCorruption
+                                  ? s.with_context(std::string(kModule) + ": corrupt store of " + name)
+                                  : s);
+}
+
+Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool create) {
+  db = d;
+  registry = ConnectionRegistry::of(db);
+  schema = argv[1];
+  name = argv[2];
+  const std::string module = kModule;
+  // `name = value` arguments are options; everything else is schema.
+  std::vector<const char*> option_args;
+  std::vector<std::string> defs;
+  for (int i = 3; i < argc; ++i) {
+    std::string_view a = argv[i];
+    size_t p = 0;
+    while (p < a.size() && std::isspace(static_cast<unsigned char>(a[p]))) ++p;
+    size_t q = p;
+    while (q < a.size() && (std::isalnum(static_cast<unsigned char>(a[q])) || a[q] == '_')) ++q;
+    size_t r = q;
+    while (r < a.size() && std::isspace(static_cast<unsigned char>(a[r]))) ++r;
+    if (q > p && r < a.size() && a[r] == '=') {
+      option_args.push_back(argv[i]);
+    } else {
+      defs.emplace_back(a);
+    }
+  }
+  std::vector<ModuleOption> opts;
+  TUPLEKV_RETURN_IF_ERROR(parse_module_options(module, static_cast<int>(option_args.size()),
+                                               option_args.data(), &opts));
+  TUPLEKV_RETURN_IF_ERROR(take_keyspace_options(module, name, &opts, &options));
+  if (!opts.empty()) {
+    return Status::InvalidArgument(module + ": unknown option '" + opts[0].written + "'");
+  }
+  TUPLEKV_RETURN_IF_ERROR(model::parse_table_schema(module, name, defs, &table));
+  for (const model::TableIndex& idx : table.indexes) {
+    if (idx.name == options.subspace) {
+      return Status::InvalidArgument(module + ": index " + idx.name +
+                                     " has the name of the table's subspace");
+    }
+  }
+  if (!is_valid_utf8(options.subspace)) {
+    return Status::InvalidArgument(module + ": subspace '" + options.subspace + "' is not valid UTF-8");
+  }
+  TUPLEKV_ASSIGN_OR_RETURN(layout, model::TableLayout::make(table, options.subspace));
+
+  raw_name = "raw_key";
+  while (table.find_column(raw_name) >= 0) raw_name = "_" + raw_name;
+  raw_column = static_cast<int>(ncols());
+  std::string decl = "CREATE TABLE x(";
+  for (const model::TableColumn& c : table.columns) {
+    decl += quote_identifier(c.name);
+    // ANY is declared without a type: no affinity, as in a STRICT table.
+    if (c.type != model::ColumnType::kAny) decl += " " + std::string(model::column_type_name(c.type));
+    if (!c.default_sql.empty()) decl += " DEFAULT " + c.default_sql;
+    decl += ", ";
+  }
+  decl += quote_identifier(raw_name) + " BLOB HIDDEN";
+  if (!table.implicit_key()) decl += ", PRIMARY KEY(" + quote_identifier(raw_name) + ")) WITHOUT ROWID";
+  else decl += ")";
+  int rc = sqlite3_declare_vtab(db, decl.c_str());
+  if (rc != SQLITE_OK) {
+    return Status::Native(StatusCode::kInvalidArgument, rc,
+                          module + ": cannot declare the table (" + std::string(sqlite3_errmsg(db)) + ")");
+  }
+  sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
+  sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
+
+  registry->sweep();
+  if (options.memory) {
+    ConnectionRegistry::MemoryTable m = create ? registry->create_memory(schema, name, layout.row_prefix())
+                                               : registry->connect_memory(schema, name, layout.row_prefix());
+    store = std::move(m.store);
+    if (m.prefix != layout.row_prefix()) {
+      // A renamed memory table keeps the prefix it was created with.
+      Tuple t;
+      TUPLEKV_RETURN_IF_ERROR(unpack(m.prefix, &t));
+      if (t.size() != 1 || t[0].type() != ElementType::kString) {
+        return Status::Internal("tuplekv internal error: memory table prefix");
+      }
+      TUPLEKV_RETURN_IF_ERROR(layout.rebind(t[0].as_string()));
+    }
+  } else {
+    if (create) TUPLEKV_RETURN_IF_ERROR(SqliteStore::create_table(db, schema, name));
+    TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> s, SqliteStore::open(db, schema, name));
+    sqlite_store = s.get();
+    store = std::shared_ptr<OrderedStore>(std::move(s));
+  }
+  if (create) registry->drop_stats(schema, name);
+  stats = registry->stats(schema, name);
+  rows = std::make_unique<model::TableRows>(store.get(), &layout);
+
+  // Candidates: the primary key, then each index.
+  auto plan_column = [&](int col) {
+    PlanColumn pc;
+    pc.name = column_name(col);
+    const model::ColumnType t = col < 0 ? model::ColumnType::kInteger : table.columns[static_cast<size_t>(col)].type;
+    pc.exact = t != model::ColumnType::kAny;
+    pc.patterns = t == model::ColumnType::kText;
+    pc.pattern_code = 0x02;
+    return pc;
+  };
+  auto add_position = [&](Candidate* c, int col, bool nullable) {
+    c->columns.push_back(plan_column(col));
+    c->types.push_back(col < 0 ? model::ColumnType::kInteger : table.columns[static_cast<size_t>(col)].type);
+    c->nullable.push_back(nullable);
+    c->column_of.push_back(col);
+    const int pos = static_cast<int>(c->columns.size()) - 1;
+    if (col < 0) c->rowid_position = pos;
+    else c->position_of[static_cast<size_t>(col)] = pos;
+  };
+  auto add_key = [&](Candidate* c) {
+    if (table.implicit_key()) {
+      add_position(c, -1, false);
+    } else {
+      for (int k : table.key) add_position(c, k, false);
+    }
+  };
+  for (size_t i = 0; i <= table.indexes.size(); ++i) {
+    Candidate c;
+    c.is_index = i > 0;
+    c.index = i > 0 ? i - 1 : 0;
+    c.position_of.assign(ncols() + 1, -1);
+    // Positions follow the entry's elements: the indexed columns, then the
+    // key. An index that repeats a column (or holds a key column) is
+    // planned on the elements before the repetition only; it is then not
+    // unique on its positions.
+    bool truncated = false;
+    if (c.is_index) {
+      for (int col : table.indexes[c.index].columns) {
+        if (c.position_of[static_cast<size_t>(col)] >= 0) {
+          truncated = true;
+          break;
+        }
+        add_position(&c, col, !table.columns[static_cast<size_t>(col)].not_null);
+      }
+    }
+    if (!truncated) {
+      for (int k : table.key) truncated = truncated || c.position_of[static_cast<size_t>(k)] >= 0;
+    }
+    if (!truncated) add_key(&c);
+    c.unique = !truncated;
+    c.covers.assign(ncols() + 1, !c.is_index);
+    if (c.is_index) {
+      for (int col : table.indexes[c.index].columns) c.covers[static_cast<size_t>(col)] = true;
+      for (int k : table.key) c.covers[static_cast<size_t>(k)] = true;
+      c.covers[ncols()] = true;  // raw_key: made from the key
+    }
+    c.plans = std::make_unique<PlanCache>(c.columns);
+    candidates.push_back(std::move(c));
+  }
+  remember_table(this);
+  return Status::OK();
+}
+
+Status TableVtab::destroy() {
+  TUPLEKV_RETURN_IF_ERROR(drop_table_storage(registry.get(), db, schema, name, options.memory));
+  sqlite_store = nullptr;
+  rows.reset();
+  store.reset();
+  return Status::OK();
+}
+
+Status TableVtab::rename(const std::string& to) {
+  TUPLEKV_RETURN_IF_ERROR(
+      rename_table_storage(registry.get(), db, sqlite_store, schema, name, to, options.memory));
+  forget_table(this);
+  name = to;
+  remember_table(this);
+  if (!options.subspace_given && !options.memory) {
+    for (const model::TableIndex& idx : table.indexes) {
+      if (idx.name == to) {
+        return Status::InvalidArgument(std::string(kModule) + ": index " + idx.name +
+                                       " has the table's new name");
+      }
+    }
+    const Bytes from = layout.row_prefix();
+    TUPLEKV_RETURN_IF_ERROR(layout.rebind(to));
+    TUPLEKV_RETURN_IF_ERROR(move_prefix(store.get(), from, layout.row_prefix()));
+    options.subspace = to;
+  }
+  return Status::OK();
+}
+
+Status TableVtab::load_row(BytesView key_elements, Bytes* key_buf, Bytes* value_buf,
+                           model::TableLayout::Elements* row, bool* found) {
+  key_buf->assign(layout.row_prefix());
+  key_buf->append(key_elements);
+  TUPLEKV_RETURN_IF_ERROR(store->get(*key_buf, value_buf, found));
+  if (!*found) return Status::OK();
+  BytesView ke;
+  return layout.split_row(*key_buf, *value_buf, row, &ke);
+}
+
+// ---------------------------------------------------------------------------
+// Planning
+
+namespace {
+
+struct Evaluated {
+  Plan plan;
+  std::vector<int> source;  // request constraint -> aConstraint index
+  bool ambiguous = false;
+  bool covering = false;
+  double cost = 0;
+};
+
+bool rhs_known(sqlite3_index_info* info, int i) {
+  sqlite3_value* rhs = nullptr;
+  return sqlite3_vtab_rhs_value(info, i, &rhs) == SQLITE_OK && rhs != nullptr;
+}
+
+Evaluated evaluate(const TableVtab& t, const Candidate& c, sqlite3_index_info* info,
+                   bool all_inexact) {
+  Evaluated e;
+  PlanRequest req;
+  req.columns = c.columns;
+  if (all_inexact) {
+    for (PlanColumn& pc : req.columns) pc.exact = false;
+  }
+  req.unique = c.unique;
+  std::vector<bool> unknown_text;  // per request constraint
+  for (int i = 0; i < info->nConstraint; ++i) {
+    const auto& in = info->aConstraint[i];
+    PlanConstraint pc;
+    pc.usable = in.usable != 0;
+    int pos = -1;
+    if (in.iColumn < 0) pos = c.rowid_position;
+    else if (static_cast<size_t>(in.iColumn) < c.position_of.size()) pos = c.position_of[static_cast<size_t>(in.iColumn)];
+    bool unknown = false;
+    if (pos >= 0) {
+      const model::ColumnType type = c.types[static_cast<size_t>(pos)];
+      const bool nullable = c.nullable[static_cast<size_t>(pos)];
+      const bool textual = type == model::ColumnType::kText || type == model::ColumnType::kAny;
+      const char* coll = sqlite3_vtab_collation(info, i);
+      const bool binary = coll == nullptr || iequal(coll, "BINARY");
+      const bool known = rhs_known(info, i);
+      if (textual && !binary && in.op != SQLITE_INDEX_CONSTRAINT_LIKE &&
+          in.op != SQLITE_INDEX_CONSTRAINT_GLOB) {
+        pos = -1;  // another collation: SQLite compares
+      }
+      if (pos >= 0) {
+        switch (in.op) {
+          case SQLITE_INDEX_CONSTRAINT_EQ:
+          case SQLITE_INDEX_CONSTRAINT_IS:
+            if (in.op == SQLITE_INDEX_CONSTRAINT_IS && nullable) break;
+            if (type == model::ColumnType::kAny && !known) break;
+            pc.column = pos;
+            pc.op = in.op == SQLITE_INDEX_CONSTRAINT_EQ && type != model::ColumnType::kAny &&
+                            sqlite3_vtab_in(info, i, -1)
+                        ? PlanOp::kIn
+                        : PlanOp::kEq;
+            unknown = type == model::ColumnType::kText && !known;
+            break;
+          case SQLITE_INDEX_CONSTRAINT_GT:
+          case SQLITE_INDEX_CONSTRAINT_GE:
+          case SQLITE_INDEX_CONSTRAINT_LT:
+          case SQLITE_INDEX_CONSTRAINT_LE:
+            pc.column = pos;
+            pc.op = in.op == SQLITE_INDEX_CONSTRAINT_GT   ? PlanOp::kGt
+                    : in.op == SQLITE_INDEX_CONSTRAINT_GE ? PlanOp::kGe
+                    : in.op == SQLITE_INDEX_CONSTRAINT_LT ? PlanOp::kLt
+                                                          : PlanOp::kLe;
+            unknown = type == model::ColumnType::kText && !known;
+            break;
+          case SQLITE_INDEX_CONSTRAINT_LIKE:
+          case SQLITE_INDEX_CONSTRAINT_GLOB:
+            if (type != model::ColumnType::kText) break;
+            pc.column = pos;
+            pc.op = in.op == SQLITE_INDEX_CONSTRAINT_LIKE ? PlanOp::kLike : PlanOp::kGlob;
+            if (known) {
+              sqlite3_value* rhs = nullptr;
+              sqlite3_vtab_rhs_value(info, i, &rhs);
+              if (sqlite3_value_type(rhs) == SQLITE_TEXT) {
+                const auto* p = sqlite3_value_text(rhs);
+                if (p != nullptr) {
+                  pc.known_text.emplace(reinterpret_cast<const char*>(p),
+                                        static_cast<size_t>(sqlite3_value_bytes(rhs)));
+                }
+              }
+            }
+            break;
+          case SQLITE_INDEX_CONSTRAINT_ISNULL:
+            if (nullable) break;
+            pc.column = pos;
+            pc.op = PlanOp::kIsNull;
+            break;
+          case SQLITE_INDEX_CONSTRAINT_ISNOTNULL:
+            if (!nullable) continue;  // always true: not a constraint at all
+            break;
+          default:
+            break;
+        }
+      }
+    }
+    if (in.op == SQLITE_INDEX_CONSTRAINT_LIMIT || in.op == SQLITE_INDEX_CONSTRAINT_OFFSET) {
+      pc.op = in.op == SQLITE_INDEX_CONSTRAINT_LIMIT ? PlanOp::kLimit : PlanOp::kOffset;
+      sqlite3_value* rhs = nullptr;
+      if (sqlite3_vtab_rhs_value(info, i, &rhs) == SQLITE_OK && rhs != nullptr &&
+          sqlite3_value_type(rhs) == SQLITE_INTEGER) {
+        pc.known_int = sqlite3_value_int64(rhs);
+      }
+    }
+    req.constraints.push_back(std::move(pc));
+    unknown_text.push_back(unknown);
+    e.source.push_back(i);
+  }
+  for (int k = 0; k < info->nOrderBy; ++k) {
+    const int col = info->aOrderBy[k].iColumn;
+    int pos = -1;
+    if (col < 0) pos = c.rowid_position;
+    else if (static_cast<size_t>(col) < c.position_of.size()) pos = c.position_of[static_cast<size_t>(col)];
+    req.order_by.push_back(PlanOrder{pos, info->aOrderBy[k].desc != 0});
+  }
+  e.plan = plan_scan(req);
+  // Nullable positions: a range open below (x < 5, or x >= 'a' on a
+  // BLOB, which every BLOB passes) starts at the NULLs, which no
+  // comparison matches: SQLite must re-check.
+  bool dropped_omit = false;
+  for (PlanTerm& term : e.plan.terms) {
+    if (term.column >= 0 && c.nullable[static_cast<size_t>(term.column)] &&
+        (term.op == PlanOp::kLt || term.op == PlanOp::kLe || term.op == PlanOp::kGt ||
+         term.op == PlanOp::kGe) && term.omit) {
+      term.omit = false;
+      dropped_omit = true;
+    }
+  }
+  for (const PlanTerm& term : e.plan.terms) {
+    if (term.constraint >= 0 && unknown_text[static_cast<size_t>(term.constraint)]) e.ambiguous = true;
+  }
+  if (dropped_omit) {
+    // LIMIT/OFFSET were pushed on the assumption that nothing is re-checked.
+    std::vector<PlanTerm> kept;
+    for (const PlanTerm& term : e.plan.terms) {
+      if (term.op != PlanOp::kLimit && term.op != PlanOp::kOffset) kept.push_back(term);
+    }
+    e.plan.terms.swap(kept);
+  }
+  // Covering: every column read is in the index entry.
+  e.covering = !c.is_index;
+  if (c.is_index) {
+    e.covering = true;
+    const sqlite3_uint64 used = info->colUsed;
+    for (size_t col = 0; col < c.covers.size(); ++col) {
+      const int bit = col < 63 ? static_cast<int>(col) : 63;
+      if ((used >> bit) & 1) e.covering = e.covering && c.covers[col];
+    }
+  }
+  e.cost = e.plan.cost;
+  if (c.is_index) {
+    // Tie-break toward the primary key; pay for fetching rows.
+    e.cost += 1 + (e.covering ? 0 : e.plan.rows * kFetchCost);
+  }
+  (void)t;
+  return e;
+}
+
+}  // namespace
+
+int best_index_table(TableVtab* t, sqlite3_index_info* info) {
+  size_t best = 0;
+  Evaluated chosen;
+  for (size_t k = 0; k < t->candidates.size(); ++k) {
+    Evaluated e = evaluate(*t, t->candidates[k], info, false);
+    if (e.ambiguous) {
+      const bool ambiguous = true;
+      e = evaluate(*t, t->candidates[k], info, true);
+      e.ambiguous = ambiguous;
+    }
+    if (k == 0 || e.cost < chosen.cost) {
+      chosen = std::move(e);
+      best = k;
+    }
+  }
+  const Candidate& c = t->candidates[best];
+  for (size_t k = 0; k < chosen.plan.terms.size(); ++k) {
+    const int i = chosen.source[static_cast<size_t>(chosen.plan.terms[k].constraint)];
+    info->aConstraintUsage[i].argvIndex = static_cast<int>(k) + 1;
+    info->aConstraintUsage[i].omit = chosen.plan.terms[k].omit ? 1 : 0;
+    if (chosen.plan.terms[k].op == PlanOp::kIn) sqlite3_vtab_in(info, i, 1);
+  }
+  info->orderByConsumed = chosen.plan.order_consumed ? 1 : 0;
+  if (chosen.plan.unique) info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
+  info->estimatedCost = chosen.cost;
+  info->estimatedRows = static_cast<sqlite3_int64>(chosen.plan.rows);
+  std::string label = c.is_index ? "index " + t->table.indexes[c.index].name : "primary key";
+  if (c.is_index && chosen.covering) label += " covering";
+  if (chosen.ambiguous) label += " recheck";
+  label += ": ";
+  const std::string text = label + describe(chosen.plan, c.columns);
+  info->idxNum = static_cast<int>(best) | (chosen.covering && c.is_index ? kIdxCovering : 0) |
+                 (chosen.ambiguous ? kIdxAmbiguous : 0) |
+                 static_cast<int>(label.size() << kIdxLabelShift);
+  info->idxStr = sqlite3_mprintf("%s", text.c_str());
+  if (info->idxStr == nullptr) return SQLITE_NOMEM;
+  info->needToFreeIdxStr = 1;
+  return SQLITE_OK;
+}
+
+// ---------------------------------------------------------------------------
+// Argument values -> encoded bounds
+
+namespace {
+
+constexpr double kTwo63 = 9223372036854775808.0;
+
+void encode_int(int64_t i, Bytes* out) {
+  out->clear();
+  (void)pack_element(TupleValue::int64(i), out);
+}
+void encode_double(double d, Bytes* out) {
+  out->clear();
+  if (d == 0) d = 0.0;
+  (void)pack_element(TupleValue::float64(d), out);
+}
+// A string element of `s`, valid UTF-8 or not (a bound only).
+void encode_text(BytesView s, Bytes* out) {
+  out->clear();
+  model::SqlValue v;
+  v.kind = model::SqlValue::Kind::kBlob;
+  v.bytes = s;
+  (void)model::append_element(v, out);
+  (*out)[0] = '\x02';
+}
+
+bool is_lower(PlanOp op) { return op == PlanOp::kGt || op == PlanOp::kGe; }
+
+class TableValueReader final : public FilterValueReader {
+ public:
+  TableValueReader(const Candidate& c, bool ambiguous) : c_(c), ambiguous_(ambiguous) {}
+  bool fallback() const { return fallback_; }
+
+  Status read(const PlanTerm& term, sqlite3_value* v, FilterValue* out) override {
+    out->kind = FilterValue::Kind::kBytes;
+    const int type = sqlite3_value_type(v);
+    if (term.op == PlanOp::kLike || term.op == PlanOp::kGlob) {
+      if (type == SQLITE_NULL) {
+        out->kind = FilterValue::Kind::kNull;
+        return Status::OK();
+      }
+      const unsigned char* p = sqlite3_value_text(v);
+      if (p == nullptr) return Status::NoMemory();
+      out->bytes.assign(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_value_bytes(v)));
+      return Status::OK();
+    }
+    if (type == SQLITE_NULL) {
+      out->kind = FilterValue::Kind::kNull;  // every comparison with NULL is false
+      return Status::OK();
+    }
+    switch (c_.types[static_cast<size_t>(term.column)]) {
+      case model::ColumnType::kInteger:
+      case model::ColumnType::kReal:
+        return numeric(term, v, out);
+      case model::ColumnType::kText:
+        return text(term, v, out);
+      case model::ColumnType::kBlob:
+        if (type == SQLITE_BLOB) {
+          model::SqlValue b = sql_value_of(v);
+          out->bytes.clear();
+          return model::append_element(b, &out->bytes);
+        }
+        // Numbers and text sort below every BLOB.
+        class_compare(term.op, /*rhs_below=*/true, out);
+        return Status::OK();
+      case model::ColumnType::kAny:
+        return any(term, v, out);
+    }
+    return Status::Internal("tuplekv internal error: column type");
+  }
+
+ private:
+  // The column's values all sort above (rhs_below) or below the argument.
+  static void class_compare(PlanOp op, bool rhs_below, FilterValue* out) {
+    if (op == PlanOp::kEq || op == PlanOp::kIn) {
+      out->kind = FilterValue::Kind::kNull;
+    } else if (is_lower(op) == rhs_below) {
+      out->kind = is_lower(op) ? FilterValue::Kind::kBelowAll : FilterValue::Kind::kAboveAll;
+    } else {
+      out->kind = FilterValue::Kind::kNull;
+    }
+  }
+
+  Status numeric(const PlanTerm& term, sqlite3_value* v, FilterValue* out) {
+    int type = sqlite3_value_type(v);
+    int64_t i = 0;
+    double r = 0;
+    if (type == SQLITE_TEXT) {
+      // The comparison applies numeric affinity to the other side.
+      sqlite3_value* d = sqlite3_value_dup(v);
+      if (d == nullptr) return Status::NoMemory();
+      type = sqlite3_value_numeric_type(d);
+      i = sqlite3_value_int64(d);
+      r = sqlite3_value_double(d);
+      sqlite3_value_free(d);
+    } else {
+      i = sqlite3_value_int64(v);
+      r = sqlite3_value_double(v);
+    }
+    if (type != SQLITE_INTEGER && type != SQLITE_FLOAT) {
+      class_compare(term.op, /*rhs_below=*/false, out);  // numbers < text < blobs
+      return Status::OK();
+    }
+    const bool int_column = c_.types[static_cast<size_t>(term.column)] == model::ColumnType::kInteger;
+    if (int_column) {
+      if (type == SQLITE_INTEGER) {
+        encode_int(i, &out->bytes);
+        return Status::OK();
+      }
+      if (r >= kTwo63) {
+        out->kind = is_lower(term.op) || term.op == PlanOp::kEq || term.op == PlanOp::kIn
+                        ? FilterValue::Kind::kNull
+                        : FilterValue::Kind::kAboveAll;
+        return Status::OK();
+      }
+      if (r < -kTwo63) {
+        out->kind = is_lower(term.op) ? FilterValue::Kind::kBelowAll : FilterValue::Kind::kNull;
+        return Status::OK();
+      }
+      const double fl = std::floor(r);
+      const double ce = std::ceil(r);
+      switch (term.op) {
+        case PlanOp::kGt:
+        case PlanOp::kLe:
+          encode_int(static_cast<int64_t>(fl), &out->bytes);
+          break;
+        case PlanOp::kGe:
+        case PlanOp::kLt:
+          if (ce >= kTwo63) {
+            out->kind = term.op == PlanOp::kGe ? FilterValue::Kind::kNull : FilterValue::Kind::kAboveAll;
+          } else {
+            encode_int(static_cast<int64_t>(ce), &out->bytes);
+          }
+          break;
+        default:  // = and IN: only an integral REAL equals an integer
+          if (fl != r) out->kind = FilterValue::Kind::kNull;
+          else encode_int(static_cast<int64_t>(fl), &out->bytes);
+          break;
+      }
+      return Status::OK();
+    }
+    // REAL column.
+    if (type == SQLITE_FLOAT) {
+      encode_double(r, &out->bytes);
+      return Status::OK();
+    }
+    const double d = static_cast<double>(i);
+    int cmp;  // sign of d - i, exactly
+    if (d >= kTwo63) {
+      cmp = 1;
+    } else {
+      const auto back = static_cast<int64_t>(d);
+      cmp = back > i ? 1 : back < i ? -1 : 0;
+    }
+    if (cmp == 0) {
+      encode_double(d, &out->bytes);
+      return Status::OK();
+    }
+    const double lo = cmp < 0 ? d : std::nextafter(d, -HUGE_VAL);
+    const double hi = cmp > 0 ? d : std::nextafter(d, HUGE_VAL);
+    switch (term.op) {
+      case PlanOp::kGt:
+      case PlanOp::kLe:
+        encode_double(lo, &out->bytes);
+        break;
+      case PlanOp::kGe:
+      case PlanOp::kLt:
+        encode_double(hi, &out->bytes);
+        break;
+      default:
+        out->kind = FilterValue::Kind::kNull;  // no double equals it
+        break;
+    }
+    return Status::OK();
+  }
+
+  Status text(const PlanTerm& term, sqlite3_value* v, FilterValue* out) {
+    const int type = sqlite3_value_type(v);
+    if (type == SQLITE_BLOB) {
+      class_compare(term.op, /*rhs_below=*/false, out);  // text < blobs
+      return Status::OK();
+    }
+    if (type != SQLITE_TEXT && ambiguous_) {
+      // A number whose affinity is unknown: maybe compared as text, maybe
+      // the column is compared numerically. Scan everything.
+      fallback_ = true;
+      out->kind = FilterValue::Kind::kNull;
+      return Status::OK();
+    }
+    const unsigned char* p;
+    std::string rendered;
+    if (type == SQLITE_TEXT) {
+      p = sqlite3_value_text(v);
+      if (p == nullptr) return Status::NoMemory();
+      encode_text(BytesView(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_value_bytes(v))),
+                  &out->bytes);
+      return Status::OK();
+    }
+    // A literal number: TEXT affinity makes it text.
+    SqliteConversions conv;
+    conv.text(sql_value_of(v), &rendered);
+    encode_text(rendered, &out->bytes);
+    return Status::OK();
+  }
+
+  Status any(const PlanTerm& term, sqlite3_value* v, FilterValue* out) {
+    const int type = sqlite3_value_type(v);
+    if (term.op == PlanOp::kEq || term.op == PlanOp::kIn) {
+      model::SqlValue s = sql_value_of(v);
+      if (s.kind == model::SqlValue::Kind::kReal && s.r == 0) s.r = 0.0;
+      out->bytes.clear();
+      if (!model::append_element(s, &out->bytes).ok()) out->kind = FilterValue::Kind::kNull;
+      return Status::OK();
+    }
+    // Tuple order is not SQLite's across types: only a BLOB lower bound
+    // narrows (BLOBs are the first tuple class and SQLite's last).
+    if (is_lower(term.op) && type == SQLITE_BLOB) {
+      out->bytes.clear();
+      return model::append_element(sql_value_of(v), &out->bytes);
+    }
+    out->kind = is_lower(term.op) ? FilterValue::Kind::kBelowAll : FilterValue::Kind::kAboveAll;
+    return Status::OK();
+  }
+
+  const Candidate& c_;
+  bool ambiguous_;
+  bool fallback_ = false;
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// The cursor
+
+struct TableCursor : sqlite3_vtab_cursor {
+  TableCursor() : sqlite3_vtab_cursor{} {}
+  TableVtab* table() const { return static_cast<TableVtab*>(pVtab); }
+
+  Status filter(int idx_num, const char* idx_str, int argc, sqlite3_value** argv);
+  Status next();
+  bool eof() const { return eof_; }
+  int column(sqlite3_context* ctx, int i);
+  Status rowid(sqlite3_int64* out);
+  void recycle() {
+    scan_.reset();
+    eof_ = true;
+  }
+
+ private:
+  Status expand_any_args();
+  Status open_range();
+  Status advance();
+  // The store's current pair -> the row's columns.
+  Status on_pair(BytesView key, BytesView value);
+  BytesView prefix() const {
+    const Candidate& c = table()->candidates[cand_];
+    return c.is_index ? BytesView(table()->layout.index_prefix(c.index))
+                      : BytesView(table()->layout.row_prefix());
+  }
+
+  size_t cand_ = 0;
+  bool covering_ = false;
+  std::shared_ptr<const Plan> plan_;
+  std::string plan_text_;
+  std::vector<FilterArg> args_;
+  std::vector<Bytes> variants_;
+  RangeBuilder builder_;
+  ScanSpec spec_;
+  std::unique_ptr<Cursor> scan_;
+  ScanOptions scan_options_;
+  size_t range_ = 0;
+  bool eof_ = true;
+  bool point_ = false;
+  bool limited_ = false;
+  uint64_t remaining_ = 0;
+  Bytes point_key_, point_value_, fetch_key_, fetch_value_;
+  model::TableLayout::Elements row_, indexed_;
+  BytesView key_elements_;
+  Bytes key_elements_buf_;
+  Bytes raw_buf_;
+};
+
+TableVtab::~TableVtab() {
+  forget_table(this);
+  for (TableCursor* c : spare_cursors) delete c;
+}
+
+Status TableCursor::expand_any_args() {
+  // One SQL value may have several encodings (2 and 2.0): look up each.
+  const Candidate& c = table()->candidates[cand_];
+  for (size_t k = 0; k < plan_->terms.size(); ++k) {
+    const PlanTerm& t = plan_->terms[k];
+    if ((t.op != PlanOp::kEq && t.op != PlanOp::kIn) || t.column < 0 ||
+        c.types[static_cast<size_t>(t.column)] != model::ColumnType::kAny) {
+      continue;
+    }
+    FilterArg& a = args_[k];
+    const size_t n = a.count;
+    for (size_t i = 0; i < n; ++i) {
+      if (a.values[i].kind != FilterValue::Kind::kBytes) continue;
+      const auto code = static_cast<uint8_t>(a.values[i].bytes[0]);
+      if (!((code >= 0x0b && code <= 0x1d) || code == 0x21)) continue;
+      TUPLEKV_RETURN_IF_ERROR(model::sql_equal_variants_packed(a.values[i].bytes, &variants_));
+      for (size_t j = 1; j < variants_.size(); ++j) {
+        const size_t m = a.count + 1;
+        FilterValue& extra = a.resize(m)[m - 1];
+        extra.kind = FilterValue::Kind::kBytes;
+        extra.bytes.assign(variants_[j]);
+      }
+    }
+  }
+  return Status::OK();
+}
+
+Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_value** argv) {
+  TableVtab* t = table();
+  ++t->stats->scans;
+  eof_ = true;
+  cand_ = static_cast<size_t>(idx_num & kIdxCandidateMask);
+  if (cand_ >= t->candidates.size()) {
+    return Status::Internal("tuplekv internal error: candidate " + std::to_string(cand_));
+  }
+  covering_ = (idx_num & kIdxCovering) != 0;
+  const bool ambiguous = (idx_num & kIdxAmbiguous) != 0;
+  if (idx_str == nullptr) idx_str = "";
+  const size_t label = static_cast<size_t>(idx_num >> kIdxLabelShift);
+  if (label > std::strlen(idx_str)) return Status::Internal("tuplekv internal error: plan label");
+  std::string text = std::to_string(cand_) + ":" + idx_str;
+  if (plan_ == nullptr || plan_text_ != text) {
+    TUPLEKV_ASSIGN_OR_RETURN(plan_, t->candidates[cand_].plans->get(idx_str + label));
+    plan_text_ = std::move(text);
+  }
+  const Candidate& c = t->candidates[cand_];
+  builder_.element_prefixes = true;  // every key prefix here ends with an element
+  TableValueReader reader(c, ambiguous);
+  TUPLEKV_RETURN_IF_ERROR(read_filter_args(*plan_, argc, argv, &reader, &args_));
+  if (reader.fallback()) {
+    spec_.clear();
+    KeyRange& r = spec_.add();
+    r = range(prefix());
+  } else {
+    TUPLEKV_RETURN_IF_ERROR(expand_any_args());
+    TUPLEKV_RETURN_IF_ERROR(
+        builder_.build(*plan_, c.columns, prefix(), args_.data(), plan_->terms.size(), &spec_));
+  }
+  point_ = spec_.point;
+  limited_ = spec_.has_limit;
+  remaining_ = spec_.limit;
+  if (limited_ && remaining_ == 0) return Status::OK();
+  ScanOptions options;
+  options.reverse = spec_.reverse;
+  options.keys_only = c.is_index;
+  if (scan_ != nullptr && (options.reverse != scan_options_.reverse ||
+                           options.keys_only != scan_options_.keys_only)) {
+    scan_.reset();
+  }
+  scan_options_ = options;
+  range_ = 0;
+  eof_ = false;
+  TUPLEKV_RETURN_IF_ERROR(open_range());
+  for (uint64_t skip = spec_.offset; skip > 0 && !eof_; --skip) TUPLEKV_RETURN_IF_ERROR(advance());
+  return Status::OK();
+}
+
+Status TableCursor::on_pair(BytesView key, BytesView value) {
+  TableVtab* t = table();
+  ++t->stats->rows;
+  const Candidate& c = t->candidates[cand_];
+  if (!c.is_index) return t->layout.split_row(key, value, &row_, &key_elements_);
+  TUPLEKV_RETURN_IF_ERROR(t->layout.split_index(c.index, key, &indexed_, &key_elements_));
+  if (!covering_) {
+    bool found = false;
+    key_elements_buf_.assign(key_elements_);
+    TUPLEKV_RETURN_IF_ERROR(t->load_row(key_elements_buf_, &fetch_key_, &fetch_value_, &row_, &found));
+    if (!found) {
+      return Status::Corruption("table: index " + t->table.indexes[c.index].name +
+                                " has an entry without a row (SELECT tuplekv_check('" + t->name +
+                                "') tells more)");
+    }
+    key_elements_ = BytesView(fetch_key_).substr(t->layout.row_prefix().size());
+    return Status::OK();
+  }
+  // Covering: the columns come from the entry itself.
+  row_.assign(t->ncols(), BytesView());
+  const auto& cols = t->table.indexes[c.index].columns;
+  for (size_t k = 0; k < cols.size(); ++k) row_[static_cast<size_t>(cols[k])] = indexed_[k];
+  if (!t->table.implicit_key()) {
+    TupleReader r(key_elements_);
+    size_t k = 0;
+    while (r.next() && k < t->table.key.size()) row_[static_cast<size_t>(t->table.key[k++])] = r.raw();
+    TUPLEKV_RETURN_IF_ERROR(r.status());
+  }
+  return Status::OK();
+}
+
+Status TableCursor::open_range() {
+  TableVtab* t = table();
+  const size_t n = spec_.size();
+  for (; range_ < n; ++range_) {
+    const KeyRange& r = spec_[spec_.reverse ? n - 1 - range_ : range_];
+    ++t->stats->ranges;
+    if (point_) {
+      bool found = false;
+      TUPLEKV_RETURN_IF_ERROR(t->store->get(r.begin, &point_value_, &found));
+      if (!found) continue;
+      point_key_.assign(r.begin);
+      return on_pair(point_key_, point_value_);
+    }
+    if (scan_ == nullptr) {
+      TUPLEKV_ASSIGN_OR_RETURN(scan_, t->store->scan(r, scan_options_));
+    } else {
+      TUPLEKV_RETURN_IF_ERROR(scan_->rescan(r));
+    }
+    if (scan_->valid()) return on_pair(scan_->key(), scan_->value());
+    TUPLEKV_RETURN_IF_ERROR(scan_->status());
+  }
+  eof_ = true;
+  return Status::OK();
+}
+
+Status TableCursor::advance() {
+  if (!point_) {
+    scan_->next();
+    if (scan_->valid()) return on_pair(scan_->key(), scan_->value());
+    TUPLEKV_RETURN_IF_ERROR(scan_->status());
+  }
+  ++range_;
+  return open_range();
+}
+
+Status TableCursor::next() {
+  if (eof_) return Status::OK();
+  if (limited_ && --remaining_ == 0) {
+    eof_ = true;
+    return Status::OK();
+  }
+  return advance();
+}
+
+int TableCursor::column(sqlite3_context* ctx, int i) {
+  TableVtab* t = table();
+  Status s;
+  if (i == t->raw_column) {
+    raw_buf_.assign(t->layout.row_prefix());
+    raw_buf_.append(key_elements_);
+    result_blob(ctx, raw_buf_);
+    return SQLITE_OK;
+  }
+  // An UPDATE reads the columns it keeps from the stored row itself.
+  if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
+  if (i < 0 || static_cast<size_t>(i) >= row_.size()) {
+    s = Status::Internal("tuplekv internal error: column " + std::to_string(i));
+  } else {
+    BytesView in = row_[static_cast<size_t>(i)];
+    if (in.empty()) {
+      s = Status::Internal("tuplekv internal error: column " + std::to_string(i) + " not read");
+    } else {
+      s = result_packed_element(ctx, &in);
+    }
+  }
+  if (!s.ok()) {
+    const Status ctx_s = s.code() == StatusCode::kCorruption
+                             ? s.with_context(std::string(kModule) + ": corrupt store of " + t->name)
+                             : s;
+    set_result_error(ctx, ctx_s);
+    return sqlite_code(ctx_s);
+  }
+  return SQLITE_OK;
+}
+
+Status TableCursor::rowid(sqlite3_int64* out) {
+  TupleReader r(key_elements_);
+  if (!table()->table.implicit_key() || !r.next() || r.type() != ElementType::kInt) {
+    return Status::Internal("tuplekv internal error: no rowid");
+  }
+  *out = r.int64_value();
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------
+// sqlite3_module slots
+
+namespace {
+
+TableVtab* as_table(sqlite3_vtab* v) { return static_cast<TableVtab*>(v); }
+TableCursor* as_cursor(sqlite3_vtab_cursor* c) { return static_cast<TableCursor*>(c); }
+
+int table_init(sqlite3* db, int argc, const char* const* argv, sqlite3_vtab** out, char** err,
+               bool create) {
+  return guard_create(err, [&] {
+    auto t = std::make_unique<TableVtab>();
+    const Status s = t->open(db, argc, argv, create);
+    if (!s.ok()) return set_create_error(err, s);
+    *out = t.release();
+    return SQLITE_OK;
+  });
+}
+
+int table_create(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vtab** out,
+                 char** err) noexcept {
+  return table_init(db, argc, argv, out, err, true);
+}
+
+int table_connect(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vtab** out,
+                  char** err) noexcept {
+  return table_init(db, argc, argv, out, err, false);
+}
+
+int table_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) noexcept {
+  return guard_vtab(vtab, [&] { return best_index_table(as_table(vtab), info); });
+}
+
+int table_disconnect(sqlite3_vtab* vtab) noexcept {
+  return guard_vtab(vtab, [&] {
+    delete as_table(vtab);
+    return SQLITE_OK;
+  });
+}
+
+int table_destroy(sqlite3_vtab* vtab) noexcept {
+  return guard_vtab(vtab, [&] {
+    TableVtab* t = as_table(vtab);
+    const Status s = t->destroy();
+    if (!s.ok()) return set_vtab_error(vtab, s);
+    delete t;
+    return SQLITE_OK;
+  });
+}
+
+int table_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
+  return guard_vtab(vtab, [&] {
+    TableVtab* t = as_table(vtab);
+    TableCursor* c;
+    if (!t->spare_cursors.empty()) {
+      c = t->spare_cursors.back();
+      t->spare_cursors.pop_back();
+    } else {
+      c = new TableCursor();
+    }
+    *static_cast<sqlite3_vtab_cursor*>(c) = sqlite3_vtab_cursor{};
+    *out = c;
+    return SQLITE_OK;
+  });
+}
+
+int table_close(sqlite3_vtab_cursor* cur) noexcept {
+  return guard_vtab(cur->pVtab, [&] {
+    TableCursor* c = as_cursor(cur);
+    TableVtab* t = c->table();
+    c->recycle();
+    if (t->spare_cursors.size() < kMaxSpareCursors) {
+      t->spare_cursors.reserve(kMaxSpareCursors);
+      t->spare_cursors.push_back(c);
+    } else {
+      delete c;
+    }
+    return SQLITE_OK;
+  });
+}
+
+int vtab_result(sqlite3_vtab* vtab, const Status& s) {
+  return s.ok() ? SQLITE_OK : as_table(vtab)->fail(s);
+}
+
+int table_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int argc,
+                 sqlite3_value** argv) noexcept {
+  return guard_vtab(cur->pVtab, [&] {
+    return vtab_result(cur->pVtab, as_cursor(cur)->filter(idx_num, idx_str, argc, argv));
+  });
+}
+
+int table_next(sqlite3_vtab_cursor* cur) noexcept {
+  return guard_vtab(cur->pVtab, [&] { return vtab_result(cur->pVtab, as_cursor(cur)->next()); });
+}
+
+int table_eof(sqlite3_vtab_cursor* cur) noexcept { return as_cursor(cur)->eof() ? 1 : 0; }
+
+int table_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) noexcept {
+  return guard_vtab(cur->pVtab, [&] { return as_cursor(cur)->column(ctx, i); });
+}
+
+int table_rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) noexcept {
+  return guard_vtab(cur->pVtab, [&] { return vtab_result(cur->pVtab, as_cursor(cur)->rowid(out)); });
+}
+
+int table_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* rowid) noexcept {
+  return guard_vtab(vtab, [&] { return as_table(vtab)->update(argc, argv, rowid); });
+}
+
+// The SQLite store's hooks are no-ops but for rollbacks (they tell open
+// cursors); the memory store keeps an undo log. The implicit key's next
+// value is forgotten whenever rows may have changed under it.
+template <Status (OrderedStore::*Hook)()>
+int table_txn(sqlite3_vtab* vtab) noexcept {
+  return guard_vtab(vtab, [&] {
+    TableVtab* t = as_table(vtab);
+    t->next_rowid.reset();
+    t->just_began = Hook == &OrderedStore::begin;
+    const Status s = (t->store.get()->*Hook)();
+    return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
+  });
+}
+
+// A table that joins a transaction inside savepoints 0..n-1 (its first
+// write comes after SAVEPOINT a; SAVEPOINT b) hears only xSavepoint(n) right
+// after xBegin; rolling back to any of the outer ones must still undo its
+// writes. So each level up to n is marked at the state of the join (the
+// statement's own level n is released when the statement ends, and the
+// outer marks stay).
+int table_savepoint(sqlite3_vtab* vtab, int n) noexcept {
+  return guard_vtab(vtab, [&] {
+    TableVtab* t = as_table(vtab);
+    const int level = n < 0 ? 0 : n;
+    Status s;
+    for (int k = t->just_began ? 0 : level; s.ok() && k <= level; ++k) s = t->store->savepoint(k);
+    t->just_began = false;
+    return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
+  });
+}
+
+int table_release(sqlite3_vtab* vtab, int n) noexcept {
+  return guard_vtab(vtab, [&] {
+    as_table(vtab)->just_began = false;
+    const Status s = as_table(vtab)->store->release(n < 0 ? 0 : n);
+    return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
+  });
+}
+
+int table_rollback_to(sqlite3_vtab* vtab, int n) noexcept {
+  return guard_vtab(vtab, [&] {
+    TableVtab* t = as_table(vtab);
+    t->next_rowid.reset();
+    t->just_began = false;
+    Status s;
+    if (n >= 0) {
+      s = t->store->rollback_to(n);
+    } else {
+      s = t->store->rollback();
+      if (s.ok()) s = t->store->begin();
+    }
+    return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
+  });
+}
+
+int table_rename(sqlite3_vtab* vtab, const char* to) noexcept {
+  return guard_vtab(vtab, [&] {
+    const Status s = as_table(vtab)->rename(to);
+    return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
+  });
+}
+
+int table_shadow_name(const char* suffix) noexcept {
+  return suffix != nullptr && sqlite3_stricmp(suffix, SqliteStore::kShadowSuffix) == 0;
+}
+
+int table_sync(sqlite3_vtab*) noexcept { return SQLITE_OK; }
+
+const sqlite3_module kTableModule = {
+    /* iVersion      */ 3,
+    /* xCreate       */ table_create,
+    /* xConnect      */ table_connect,
+    /* xBestIndex    */ table_best_index,
+    /* xDisconnect   */ table_disconnect,
+    /* xDestroy      */ table_destroy,
+    /* xOpen         */ table_open,
+    /* xClose        */ table_close,
+    /* xFilter       */ table_filter,
+    /* xNext         */ table_next,
+    /* xEof          */ table_eof,
+    /* xColumn       */ table_column,
+    /* xRowid        */ table_rowid,
+    /* xUpdate       */ table_update,
+    /* xBegin        */ table_txn<&OrderedStore::begin>,
+    /* xSync         */ table_sync,
+    /* xCommit       */ table_txn<&OrderedStore::commit>,
+    /* xRollback     */ table_txn<&OrderedStore::rollback>,
+    /* xFindFunction */ nullptr,
+    /* xRename       */ table_rename,
+    /* xSavepoint    */ table_savepoint,
+    /* xRelease      */ table_release,
+    /* xRollbackTo   */ table_rollback_to,
+    /* xShadowName   */ table_shadow_name,
+};
+
+}  // namespace
+
+TableVtab* cursor_table(TableCursor* c) { return c->table(); }
+
+}  // namespace tuplekv::ext::table
+
+namespace tuplekv::ext {
+
+int register_table_module(sqlite3* db, char** err) {
+  int rc = sqlite3_create_module_v2(db, table::kModule, &table::kTableModule, nullptr, nullptr);
+  if (rc != SQLITE_OK) {
+    if (err != nullptr) *err = sqlite3_mprintf("tuplekv: cannot register module %s", table::kModule);
+    return rc;
+  }
+  return table::register_check_function(db, err);
+}
+
+}  // namespace tuplekv::ext

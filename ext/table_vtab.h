@@ -1,0 +1,121 @@
+// What the files of tuplekv_table share: the table object (table_vtab.cc
+// has the module, planning and cursors; table_write.cc the writes;
+// table_check.cc tuplekv_check()). The contract is at the top of
+// table_vtab.cc.
+#ifndef TUPLEKV_EXT_TABLE_VTAB_H_
+#define TUPLEKV_EXT_TABLE_VTAB_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/bytes.h"
+#include "core/model/table.h"
+#include "core/status.h"
+#include "core/store.h"
+#include "ext/index_planner.h"
+#include "ext/keyspace_vtab.h"
+#include "ext/memory_registry.h"
+#include "ext/sqlite_api.h"
+#include "ext/sqlite_store.h"
+
+namespace tuplekv::ext::table {
+
+inline constexpr const char* kModule = "tuplekv_table";
+
+// One way to scan the table: its primary key, or one of its indexes
+// (whose positions are the indexed columns, then the key).
+struct Candidate {
+  bool is_index = false;
+  size_t index = 0;                       // when is_index
+  std::vector<PlanColumn> columns;        // the positions, for core/plan.h
+  std::vector<model::ColumnType> types;   // per position
+  std::vector<bool> nullable;             // per position (index columns may hold NULL)
+  std::vector<int> column_of;             // per position: table column, -1 for the rowid
+  std::vector<int> position_of;           // per table column (and raw_key): position or -1
+  int rowid_position = -1;                // position of the implicit key, or -1
+  bool unique = true;                     // = on every position finds one entry at most
+  std::vector<bool> covers;               // per table column: readable without the row
+  std::unique_ptr<PlanCache> plans;
+};
+
+// SQLite's conversions (numeric affinity, number -> text) for coerce().
+class SqliteConversions final : public model::SqlConversions {
+ public:
+  model::SqlValue numeric(const model::SqlValue& v) override;
+  void text(const model::SqlValue& v, std::string* out) override;
+  // The value the next calls convert (they need SQLite's own copy).
+  void set_source(sqlite3_value* v) { source_ = v; }
+
+ private:
+  sqlite3_value* source_ = nullptr;
+  std::string text_;
+};
+
+// Reads an SQL value as a model::SqlValue (views into the value).
+model::SqlValue sql_value_of(sqlite3_value* v);
+
+struct TableCursor;
+
+struct TableVtab : sqlite3_vtab {
+  TableVtab() : sqlite3_vtab{} {}
+  ~TableVtab();
+
+  sqlite3* db = nullptr;
+  std::shared_ptr<ConnectionRegistry> registry;
+  std::string schema;
+  std::string name;
+  KeyspaceOptions options;
+  model::TableSchema table;
+  model::TableLayout layout;
+  std::shared_ptr<OrderedStore> store;
+  SqliteStore* sqlite_store = nullptr;
+  std::shared_ptr<ScanStats> stats;
+  std::unique_ptr<model::TableRows> rows;
+  std::string raw_name;  // the hidden raw-key column
+  int raw_column = 0;    // its number (= table.columns.size())
+  std::vector<Candidate> candidates;  // [0] primary key, [1 + i] index i
+  // The next implicit key, when known (reset whenever it may have changed).
+  std::optional<int64_t> next_rowid;
+  // xBegin was the last hook: the next xSavepoint(n) is SQLite telling a
+  // table that joins a transaction inside n savepoints where it stands.
+  bool just_began = false;
+  std::vector<TableCursor*> spare_cursors;  // owned
+
+  size_t ncols() const { return table.columns.size(); }
+  const std::string& column_name(int c) const {
+    return c < 0 ? rowid_name() : table.columns[static_cast<size_t>(c)].name;
+  }
+  static const std::string& rowid_name();
+
+  Status open(sqlite3* d, int argc, const char* const* argv, bool create);
+  Status rename(const std::string& to);
+  Status destroy();
+  int fail(const Status& s);
+
+  // xUpdate (table_write.cc).
+  int update(int argc, sqlite3_value** argv, sqlite3_int64* rowid);
+
+  // Stored row under `key_elements` (after the row prefix) -> *found, and
+  // the row's element views into *value_buf / key.
+  Status load_row(BytesView key_elements, Bytes* key_buf, Bytes* value_buf,
+                  model::TableLayout::Elements* row, bool* found);
+
+  // xUpdate scratch (table_write.cc).
+  struct WriteScratch;
+  struct WriteScratchDeleter {
+    void operator()(WriteScratch* w) const;  // table_write.cc
+  };
+  std::unique_ptr<WriteScratch, WriteScratchDeleter> scratch;
+};
+
+// Registers tuplekv_check (table_check.cc); tables register themselves so
+// it can find them.
+void remember_table(TableVtab* t);
+void forget_table(TableVtab* t);
+int register_check_function(sqlite3* db, char** err);
+
+}  // namespace tuplekv::ext::table
+
+#endif  // TUPLEKV_EXT_TABLE_VTAB_H_

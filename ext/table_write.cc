@@ -1,0 +1,414 @@
+// tuplekv_table writes: xUpdate (INSERT, UPDATE, DELETE) with STRICT checks,
+// conflict clauses and index maintenance (contract in table_vtab.cc).
+//
+// A write is checked completely before anything is stored: NOT NULL for
+// every column, then each column's type, then the key's uniqueness. Only
+// then are the row and its index entries written (core TableRows), so a
+// failing row leaves nothing behind; rows written earlier by the same
+// statement are undone by SQLite's statement rollback (shadow table) or
+// xRollbackTo (memory store).
+#include <string>
+#include <vector>
+
+#include "core/model/sql_any.h"
+#include "core/model/table.h"
+#include "core/tuple.h"
+#include "ext/errors.h"
+#include "ext/table_vtab.h"
+
+namespace tuplekv::ext::table {
+
+struct TableVtab::WriteScratch {
+  SqliteConversions conv;
+  std::vector<model::SqlValue> values;
+  std::vector<std::string> text_bufs;
+  std::vector<Bytes> cells;
+  std::vector<sqlite3_value*> defaults;  // evaluated DEFAULTs, freed after each call
+  std::vector<sqlite3_value*> constant_defaults;  // literal DEFAULTs, evaluated once
+  model::TableLayout::Elements row, old_row, found_row;
+  Bytes key_elements, old_key_elements, found_key_elements;
+  Bytes key, value, old_key_buf, old_value_buf, found_key_buf, found_value_buf, probe;
+  std::vector<std::vector<Bytes>> variants;
+
+  ~WriteScratch() {
+    free_defaults();
+    for (sqlite3_value* v : constant_defaults) sqlite3_value_free(v);
+  }
+  void free_defaults() {
+    for (sqlite3_value*& v : defaults) {
+      sqlite3_value_free(v);
+      v = nullptr;
+    }
+  }
+};
+
+namespace {
+
+BytesView blob_view(sqlite3_value* v) {
+  const void* p = sqlite3_value_blob(v);
+  const int n = sqlite3_value_bytes(v);
+  return p == nullptr ? BytesView() : BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
+}
+
+void encode_rowid(int64_t id, Bytes* out) {
+  out->clear();
+  (void)pack_element(TupleValue::int64(id), out);
+}
+
+}  // namespace
+
+namespace {
+
+// The conflict check and write of one row, as a small class over the
+// table so xUpdate reads top to bottom.
+class Writer {
+ public:
+  Writer(TableVtab* t, TableVtab::WriteScratch* w) : t_(t), w_(w) {}
+
+  int run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out);
+
+ private:
+  int fail(const Status& s) { return t_->fail(s); }
+  Status old_key_of(sqlite3_value* v, Bytes* out, bool* ok);
+  Status evaluate_default(size_t c, sqlite3_value** out);
+  Status evaluate_sql_default(size_t c, sqlite3_value** out);
+  Status next_rowid(int64_t* out);
+  // The stored row SQLite would call a duplicate of key_elements (other
+  // than `exclude`), into found_*.
+  Status find_conflict(BytesView key_elements, const Bytes* exclude, bool* found);
+  int conflict(int on_conflict);
+
+  TableVtab* t_;
+  TableVtab::WriteScratch* w_;
+};
+
+Status Writer::old_key_of(sqlite3_value* v, Bytes* out, bool* ok) {
+  *ok = false;
+  if (t_->table.implicit_key()) {
+    if (sqlite3_value_type(v) != SQLITE_INTEGER) return Status::OK();
+    encode_rowid(sqlite3_value_int64(v), out);
+    *ok = true;
+    return Status::OK();
+  }
+  if (sqlite3_value_type(v) != SQLITE_BLOB) return Status::OK();
+  const BytesView key = blob_view(v);
+  const Bytes& p = t_->layout.row_prefix();
+  if (key.size() <= p.size() || key.compare(0, p.size(), p) != 0) return Status::OK();
+  out->assign(key.substr(p.size()));
+  *ok = true;
+  return Status::OK();
+}
+
+// A DEFAULT that is a literal is evaluated once; an expression (in
+// parentheses, CURRENT_TIME ...) on every use.
+bool constant_default(const std::string& sql) {
+  if (sql.empty()) return false;
+  const char c = sql[0];
+  if (c == '(' || c == 'C' || c == 'c') return false;
+  return true;
+}
+
+Status Writer::evaluate_default(size_t c, sqlite3_value** out) {
+  const std::string& dflt = t_->table.columns[c].default_sql;
+  if (constant_default(dflt)) {
+    w_->constant_defaults.resize(t_->ncols(), nullptr);
+    if (w_->constant_defaults[c] == nullptr) {
+      sqlite3_value* v = nullptr;
+      TUPLEKV_RETURN_IF_ERROR(evaluate_sql_default(c, &v));
+      w_->constant_defaults[c] = v;
+    }
+    *out = sqlite3_value_dup(w_->constant_defaults[c]);
+    return *out == nullptr ? Status::NoMemory() : Status::OK();
+  }
+  return evaluate_sql_default(c, out);
+}
+
+Status Writer::evaluate_sql_default(size_t c, sqlite3_value** out) {
+  const std::string sql = "SELECT " + t_->table.columns[c].default_sql;
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(t_->db, sql.c_str(), -1, &stmt, nullptr);
+  if (rc == SQLITE_OK) rc = sqlite3_step(stmt);
+  if (rc == SQLITE_ROW) {
+    *out = sqlite3_value_dup(sqlite3_column_value(stmt, 0));
+    rc = *out == nullptr ? SQLITE_NOMEM : SQLITE_OK;
+  }
+  const std::string msg = sqlite3_errmsg(t_->db);
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_OK) {
+    return Status::Native(StatusCode::kInvalidArgument, rc,
+                          std::string(kModule) + ": DEFAULT of " + t_->name + "." +
+                              t_->table.columns[c].name + ": " + msg);
+  }
+  return Status::OK();
+}
+
+Status Writer::next_rowid(int64_t* out) {
+  // Not cached across calls: a statement rolled back by SQLite's statement
+  // journal (store=sqlite) tells the table nothing.
+  t_->next_rowid.reset();
+  if (!t_->next_rowid) {
+    // As SQLite: one more than the largest key (1 for an empty table).
+    ScanOptions o;
+    o.reverse = true;
+    o.limit = 1;
+    o.keys_only = true;
+    TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c, t_->store->scan(range(t_->layout.row_prefix()), o));
+    int64_t next = 1;
+    if (c->valid()) {
+      TupleReader r(c->key().substr(t_->layout.row_prefix().size()));
+      if (!r.next() || r.type() != ElementType::kInt) {
+        return Status::Corruption("table: an implicit row key that is not an integer");
+      }
+      if (r.int64_value() == INT64_MAX) {
+        return Status::Native(StatusCode::kIOError, SQLITE_FULL,
+                              std::string(kModule) + ": " + t_->name + ": no rowid is left");
+      }
+      next = r.int64_value() + 1;
+    }
+    TUPLEKV_RETURN_IF_ERROR(c->status());
+    t_->next_rowid = next;
+  }
+  *out = *t_->next_rowid;
+  return Status::OK();
+}
+
+Status Writer::find_conflict(BytesView key_elements, const Bytes* exclude, bool* found) {
+  *found = false;
+  const model::TableSchema& s = t_->table;
+  bool any = false;
+  for (int k : s.key) any = any || s.columns[static_cast<size_t>(k)].type == model::ColumnType::kAny;
+  auto probe = [&](BytesView ke) -> Status {
+    if (exclude != nullptr && ke == BytesView(*exclude)) return Status::OK();
+    w_->probe.assign(t_->layout.row_prefix());
+    w_->probe.append(ke);
+    bool hit = false;
+    TUPLEKV_RETURN_IF_ERROR(t_->store->get(w_->probe, &w_->found_value_buf, &hit));
+    if (hit) {
+      *found = true;
+      w_->found_key_elements.assign(ke);
+    }
+    return Status::OK();
+  };
+  if (!any) return probe(key_elements);
+  // ANY key columns: 2 and 2.0 are one SQLite value. Try every encoding
+  // SQLite calls equal, position by position.
+  w_->variants.resize(s.key.size());
+  for (size_t k = 0; k < s.key.size(); ++k) {
+    const BytesView e = w_->row[static_cast<size_t>(s.key[k])];
+    if (s.columns[static_cast<size_t>(s.key[k])].type == model::ColumnType::kAny) {
+      TUPLEKV_RETURN_IF_ERROR(model::sql_equal_variants_packed(e, &w_->variants[k]));
+    } else {
+      w_->variants[k].assign(1, Bytes(e));
+    }
+  }
+  std::vector<size_t> pick(s.key.size(), 0);
+  for (;;) {
+    Bytes ke;
+    for (size_t k = 0; k < pick.size(); ++k) ke += w_->variants[k][pick[k]];
+    TUPLEKV_RETURN_IF_ERROR(probe(ke));
+    if (*found) return Status::OK();
+    size_t k = 0;
+    while (k < pick.size() && ++pick[k] == w_->variants[k].size()) pick[k++] = 0;
+    if (k == pick.size()) return Status::OK();
+  }
+}
+
+int Writer::conflict(int on_conflict) {
+  if (on_conflict == SQLITE_IGNORE) return SQLITE_CONSTRAINT;  // SQLite skips the row
+  std::string msg = "UNIQUE constraint failed: ";
+  if (t_->table.implicit_key()) {
+    return fail(Status::Native(StatusCode::kConstraint, SQLITE_CONSTRAINT_ROWID,
+                               msg + t_->name + ".rowid"));
+  } else {
+    for (size_t k = 0; k < t_->table.key.size(); ++k) {
+      if (k > 0) msg += ", ";
+      msg += t_->name + "." + t_->table.columns[static_cast<size_t>(t_->table.key[k])].name;
+    }
+  }
+  return fail(Status::Constraint(ConstraintKind::kPrimaryKey, msg));
+}
+
+int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
+  TableVtab& t = *t_;
+  TableVtab::WriteScratch& w = *w_;
+  const model::TableSchema& s = t.table;
+  const size_t n = t.ncols();
+  bool ok = false;
+
+  if (argc == 1) {  // DELETE
+    Status st = old_key_of(argv[0], &w.old_key_elements, &ok);
+    if (!ok) return st.ok() ? SQLITE_OK : fail(st);
+    bool found = false;
+    st = t.load_row(w.old_key_elements, &w.old_key_buf, &w.old_value_buf, &w.old_row, &found);
+    if (st.ok() && found) st = t.rows->erase(w.old_row, w.old_key_elements);
+    if (!st.ok()) return fail(st);
+    if (found) ++t.stats->writes;
+    t.next_rowid.reset();
+    return SQLITE_OK;
+  }
+  if (static_cast<size_t>(argc) != 2 + n + 1) {
+    return fail(Status::Internal("tuplekv internal error: xUpdate with " + std::to_string(argc) +
+                                 " arguments"));
+  }
+  const int on_conflict = sqlite3_vtab_on_conflict(t.db);
+  sqlite3_value** cols = argv + 2;
+  const bool insert = sqlite3_value_type(argv[0]) == SQLITE_NULL;
+  bool have_old = false;
+  if (insert) {
+    if (sqlite3_value_type(cols[n]) != SQLITE_NULL) {
+      return fail(Status::InvalidArgument(std::string(kModule) + ": " + t.raw_name +
+                                          " is the stored key of " + t.name +
+                                          ", it cannot be written"));
+    }
+  } else {
+    Status st = old_key_of(argv[0], &w.old_key_elements, &ok);
+    if (!ok) return st.ok() ? SQLITE_OK : fail(st);
+    // The row may be gone: an earlier row of this statement replaced it.
+    st = t.load_row(w.old_key_elements, &w.old_key_buf, &w.old_value_buf, &w.old_row, &have_old);
+    if (!st.ok()) return fail(st);
+    if (!have_old) return SQLITE_OK;
+  }
+
+  w.values.resize(n);
+  w.text_bufs.resize(n);
+  w.cells.resize(n);
+  w.row.assign(n, BytesView());
+  w.defaults.assign(n, nullptr);
+  struct FreeDefaults {
+    TableVtab::WriteScratch* w;
+    ~FreeDefaults() { w->free_defaults(); }
+  } free_defaults{&w};
+
+  // 0. SQLite drops DEFAULT clauses from a virtual table's declaration
+  //    and hands xUpdate NULL for every column an INSERT leaves out, so a
+  //    NULL inserted into a column with a DEFAULT takes the default.
+  // 1. NOT NULL, in column order (OR REPLACE uses the column's DEFAULT,
+  //    as SQLite does).
+  std::vector<sqlite3_value*> src(cols, cols + n);
+  for (size_t c = 0; c < n; ++c) {
+    const model::TableColumn& col = s.columns[c];
+    if (!insert && sqlite3_value_nochange(src[c])) continue;
+    if (sqlite3_value_type(src[c]) != SQLITE_NULL) continue;
+    if (!col.default_sql.empty() && (insert || (col.not_null && on_conflict == SQLITE_REPLACE))) {
+      const Status st = evaluate_default(c, &w.defaults[c]);
+      if (!st.ok()) return fail(st);
+      src[c] = w.defaults[c];
+      if (sqlite3_value_type(src[c]) != SQLITE_NULL) continue;
+    }
+    if (!col.not_null) continue;
+    if (on_conflict == SQLITE_IGNORE) return SQLITE_CONSTRAINT;
+    return fail(Status::Constraint(ConstraintKind::kNotNull,
+                                   "NOT NULL constraint failed: " + t.name + "." + col.name));
+  }
+  // 2. Types, in column order.
+  for (size_t c = 0; c < n; ++c) {
+    if (!insert && sqlite3_value_nochange(src[c])) {
+      w.row[c] = w.old_row[c];
+      continue;
+    }
+    w.conv.set_source(src[c]);
+    Status st = model::coerce(s.columns[c].type, sql_value_of(src[c]), &w.conv, t.name,
+                              s.columns[c].name, &w.values[c], &w.text_bufs[c]);
+    if (!st.ok()) {
+      // A STRICT table's type error is not a conflict: it ignores OR
+      // IGNORE/REPLACE, and SQLite opens no statement journal for it but
+      // under ABORT. A constraint code from xUpdate would follow the
+      // statement's conflict clause instead (skipped under IGNORE, the
+      // transaction rolled back under ROLLBACK), so it is returned only
+      // where that gives the native outcome: under ABORT (the statement is
+      // undone) and under FAIL inside a transaction (earlier rows stay).
+      // Elsewhere SQLITE_MISMATCH, with the same message, undoes the
+      // statement.
+      const int rc = fail(st);
+      const bool native_code = on_conflict == SQLITE_ABORT || on_conflict == SQLITE_REPLACE ||
+                               (on_conflict == SQLITE_FAIL && !sqlite3_get_autocommit(t.db));
+      return native_code ? rc : SQLITE_MISMATCH;
+    }
+    w.cells[c].clear();
+    st = model::append_element(w.values[c], &w.cells[c]);
+    if (!st.ok()) {
+      return fail(Status::InvalidArgument(std::string(kModule) + ": TEXT value for " + t.name + "." +
+                                          s.columns[c].name + " is not valid UTF-8"));
+    }
+    w.row[c] = w.cells[c];
+  }
+  // 3. The key.
+  int64_t rowid = 0;
+  if (s.implicit_key()) {
+    sqlite3_value* r = argv[1];
+    if (sqlite3_value_type(r) == SQLITE_NULL) {
+      if (!insert) return fail(Status::Constraint(ConstraintKind::kNotNull,
+                                                  "NOT NULL constraint failed: " + t.name + ".rowid"));
+      const Status st = next_rowid(&rowid);
+      if (!st.ok()) return fail(st);
+    } else {
+      model::SqlValue v;
+      std::string buf;
+      w.conv.set_source(r);
+      if (!model::coerce(model::ColumnType::kInteger, sql_value_of(r), &w.conv, t.name, "rowid", &v, &buf).ok()) {
+        return fail(Status::Native(StatusCode::kInvalidArgument, SQLITE_MISMATCH, "datatype mismatch"));
+      }
+      rowid = v.i;
+    }
+    encode_rowid(rowid, &w.key_elements);
+  } else {
+    w.key_elements.clear();
+    for (int k : s.key) w.key_elements.append(w.row[static_cast<size_t>(k)]);
+  }
+  const bool moved = !insert && w.key_elements != w.old_key_elements;
+
+  // 4. Uniqueness, then the write.
+  Status st;
+  bool any_key = false;
+  for (int k : s.key) any_key = any_key || s.columns[static_cast<size_t>(k)].type == model::ColumnType::kAny;
+  if (insert && on_conflict != SQLITE_REPLACE && !any_key && t.sqlite_store != nullptr) {
+    // One seek: the SQLite store inserts only if the key is absent.
+    w.key.assign(t.layout.row_prefix());
+    w.key.append(w.key_elements);
+    t.layout.row_value(w.row, &w.value);
+    bool inserted = false;
+    st = t.sqlite_store->insert(w.key, w.value, &inserted);
+    if (!st.ok()) return fail(st);
+    if (!inserted) return conflict(on_conflict);
+    for (size_t i = 0; i < s.indexes.size() && st.ok(); ++i) {
+      t.layout.index_key(i, w.row, w.key_elements, &w.probe);
+      st = t.store->set(w.probe, BytesView());
+    }
+  } else {
+    if (insert || moved) {
+      bool found = false;
+      st = find_conflict(w.key_elements, insert ? nullptr : &w.old_key_elements, &found);
+      if (!st.ok()) return fail(st);
+      if (found) {
+        if (on_conflict != SQLITE_REPLACE) return conflict(on_conflict);
+        bool again = false;
+        st = t.load_row(w.found_key_elements, &w.found_key_buf, &w.found_value_buf, &w.found_row, &again);
+        if (st.ok() && again) st = t.rows->erase(w.found_row, w.found_key_elements);
+        if (!st.ok()) return fail(st);
+        ++t.stats->writes;
+      }
+    }
+    st = t.rows->put(w.row, w.key_elements, insert ? nullptr : &w.old_row,
+                     insert ? BytesView() : BytesView(w.old_key_elements));
+  }
+  if (!st.ok()) return fail(st);
+  ++t.stats->writes;
+  if (s.implicit_key()) {
+    if (t.next_rowid && rowid >= *t.next_rowid) t.next_rowid = rowid == INT64_MAX ? rowid : rowid + 1;
+    if (moved) t.next_rowid.reset();
+    if (rowid_out != nullptr) *rowid_out = rowid;
+  }
+  return SQLITE_OK;
+}
+
+}  // namespace
+
+void TableVtab::WriteScratchDeleter::operator()(WriteScratch* w) const { delete w; }
+
+int TableVtab::update(int argc, sqlite3_value** argv, sqlite3_int64* rowid) {
+  if (!scratch) scratch.reset(new WriteScratch());
+  Writer writer(this, scratch.get());
+  return writer.run(argc, argv, rowid);
+}
+
+}  // namespace tuplekv::ext::table

@@ -1,0 +1,222 @@
+// tuplekv_table through SQLite: declaration errors, STRICT values, conflict
+// clauses, index maintenance under writes and rollbacks for both stores,
+// the key layout, plans (EXPLAIN QUERY PLAN and rows read), rename/drop,
+// and tuplekv_check().
+#include <gtest/gtest.h>
+#include <gmock/gmock.h>
+
+#include <string>
+
+#include "tests/testutil.h"
+
+namespace tuplekv::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+const char* kUsers =
+    "CREATE VIRTUAL TABLE users USING tuplekv_table(user_id INTEGER, name TEXT, region TEXT, "
+    "PRIMARY KEY(user_id), INDEX region_idx(region), subspace=user%s);"
+    "INSERT INTO users VALUES (1, 'ann', 'eu'), (2, 'bob', 'us'), (3, 'cy', 'eu'), (4, 'di', 'asia');";
+
+std::string users(const std::string& store) {
+  char buf[512];
+  std::snprintf(buf, sizeof buf, kUsers, store.empty() ? "" : (", store=" + store).c_str());
+  return buf;
+}
+
+class TableVtabTest : public ::testing::TestWithParam<std::string> {
+ protected:
+  void SetUp() override { ASSERT_TRUE(db_.exec(users(GetParam()))); }
+  std::string plan(const std::string& sql) {
+    std::string out;
+    for (const Row& r : db_.rows("EXPLAIN QUERY PLAN " + sql)) out += r.back() + ";";
+    return out;
+  }
+  // Pairs read from the store by `sql`.
+  std::string reads(const std::string& sql) {
+    db_.value("SELECT tuplekv_stats('users', 'reset')");
+    db_.rows(sql);
+    const std::string s = db_.value("SELECT tuplekv_stats('users')");
+    return s.substr(s.find("\"rows\":") + 7, s.find(",\"writes\"") - s.find("\"rows\":") - 7);
+  }
+  Db db_;
+};
+
+INSTANTIATE_TEST_SUITE_P(Stores, TableVtabTest, ::testing::Values("sqlite", "memory"));
+
+TEST_P(TableVtabTest, KeyLayoutIsTheGuides) {
+  // The memory store has no shadow table to read: its row keys show
+  // through raw_key, and its index entries through tuplekv_check.
+  if (GetParam() == "memory") {
+    EXPECT_EQ(db_.value("SELECT count(*) FROM sqlite_master WHERE name = 'users_kv'"), "0");
+    EXPECT_EQ(db_.rows("SELECT tuple_repr(raw_key) FROM users"),
+              (Rows{{"('user', 1)"}, {"('user', 2)"}, {"('user', 3)"}, {"('user', 4)"}}));
+    EXPECT_EQ(db_.value("SELECT tuplekv_check('users')"), "ok");
+    return;
+  }
+  EXPECT_EQ(db_.rows("SELECT tuple_repr(k), tuple_repr(v) FROM users_kv"),
+            (Rows{{"('region_idx', 'asia', 4)", "()"},
+                  {"('region_idx', 'eu', 1)", "()"},
+                  {"('region_idx', 'eu', 3)", "()"},
+                  {"('region_idx', 'us', 2)", "()"},
+                  {"('user', 1)", "('ann', 'eu')"},
+                  {"('user', 2)", "('bob', 'us')"},
+                  {"('user', 3)", "('cy', 'eu')"},
+                  {"('user', 4)", "('di', 'asia')"}}));
+  EXPECT_EQ(db_.value("SELECT tuple_repr(raw_key) FROM users WHERE user_id = 3"), "('user', 3)");
+}
+
+TEST_P(TableVtabTest, StrictValuesAndMessages) {
+  EXPECT_EQ(db_.error("INSERT INTO users VALUES ('x', 'a', 'b')"),
+            "cannot store TEXT value in INTEGER column users.user_id");
+  EXPECT_EQ(db_.error_code("INSERT INTO users VALUES (9, x'00', 'b')"), SQLITE_CONSTRAINT_DATATYPE);
+  EXPECT_EQ(db_.error("INSERT INTO users VALUES (NULL, 'a', 'b')"),
+            "NOT NULL constraint failed: users.user_id");
+  EXPECT_EQ(db_.error_code("INSERT INTO users VALUES (1, 'a', 'b')"), SQLITE_CONSTRAINT_PRIMARYKEY);
+  EXPECT_EQ(db_.error("INSERT INTO users VALUES (1, 'a', 'b')"), "UNIQUE constraint failed: users.user_id");
+  ASSERT_TRUE(db_.exec("INSERT INTO users VALUES ('10', 12, 3.0), (11.0, 1.5, NULL)"));
+  EXPECT_EQ(db_.rows("SELECT quote(user_id), quote(name), quote(region) FROM users WHERE user_id >= 10"),
+            (Rows{{"10", "'12'", "'3.0'"}, {"11", "'1.5'", "NULL"}}));
+  EXPECT_EQ(db_.error("INSERT INTO users VALUES (1, 'a', 'b') ON CONFLICT DO NOTHING"),
+            "UPSERT not implemented for virtual table \"users\"");
+  EXPECT_EQ(db_.error("INSERT INTO users(raw_key, user_id) VALUES (x'00', 5)"),
+            "tuplekv_table: raw_key is the stored key of users, it cannot be written");
+}
+
+TEST_P(TableVtabTest, ConflictClauses) {
+  ASSERT_TRUE(db_.exec("INSERT OR IGNORE INTO users VALUES (1, 'x', 'x'), (5, 'eve', 'eu')"));
+  EXPECT_EQ(db_.value("SELECT name FROM users WHERE user_id = 1"), "ann");
+  ASSERT_TRUE(db_.exec("INSERT OR REPLACE INTO users VALUES (1, 'ann2', 'us')"));
+  EXPECT_EQ(db_.rows("SELECT user_id FROM users WHERE region = 'us'"), (Rows{{"1"}, {"2"}}));
+  // ABORT undoes the rows the statement wrote before failing...
+  EXPECT_EQ(db_.error_code("INSERT INTO users VALUES (6, 'f', 'eu'), (2, 'dup', 'eu')"),
+            SQLITE_CONSTRAINT_PRIMARYKEY);
+  EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE user_id = 6"), "0");
+  // ...FAIL keeps them...
+  EXPECT_EQ(db_.error_code("INSERT OR FAIL INTO users VALUES (6, 'f', 'eu'), (2, 'dup', 'eu')"),
+            SQLITE_CONSTRAINT_PRIMARYKEY);
+  EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE user_id = 6"), "1");
+  // ...and ROLLBACK ends the transaction.
+  ASSERT_TRUE(db_.exec("BEGIN; INSERT INTO users VALUES (7, 'g', 'eu')"));
+  EXPECT_EQ(db_.error_code("INSERT OR ROLLBACK INTO users VALUES (2, 'dup', 'eu')"),
+            SQLITE_CONSTRAINT_PRIMARYKEY);
+  EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE user_id = 7"), "0");
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('users')"), "ok");
+}
+
+TEST_P(TableVtabTest, KeyMovesCarryTheirIndexEntries) {
+  ASSERT_TRUE(db_.exec("UPDATE users SET user_id = 40, region = 'us' WHERE user_id = 4"));
+  EXPECT_EQ(db_.rows("SELECT user_id, name FROM users WHERE region = 'us'"),
+            (Rows{{"2", "bob"}, {"40", "di"}}));
+  EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE region = 'asia'"), "0");
+  EXPECT_EQ(db_.error("UPDATE users SET user_id = 1 WHERE user_id = 2"),
+            "UNIQUE constraint failed: users.user_id");
+  ASSERT_TRUE(db_.exec("UPDATE OR REPLACE users SET user_id = 1 WHERE user_id = 2"));
+  EXPECT_EQ(db_.rows("SELECT user_id, name, region FROM users ORDER BY user_id"),
+            (Rows{{"1", "bob", "us"}, {"3", "cy", "eu"}, {"40", "di", "us"}}));
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('users')"), "ok");
+}
+
+TEST_P(TableVtabTest, RollbacksKeepIndexesInStep) {
+  ASSERT_TRUE(db_.exec("BEGIN; INSERT INTO users VALUES (8, 'h', 'eu'); SAVEPOINT a;"
+                       "UPDATE users SET region = 'mars'; DELETE FROM users WHERE user_id < 3;"
+                       "ROLLBACK TO a; DELETE FROM users WHERE user_id = 3; COMMIT"));
+  EXPECT_EQ(db_.rows("SELECT user_id FROM users WHERE region = 'eu'"), (Rows{{"1"}, {"8"}}));
+  EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE region = 'mars'"), "0");
+  ASSERT_TRUE(db_.exec("BEGIN; UPDATE users SET region = 'x'; ROLLBACK"));
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('users')"), "ok");
+  EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE region = 'x'"), "0");
+}
+
+TEST_P(TableVtabTest, PlansUseKeysAndIndexes) {
+  EXPECT_EQ(plan("SELECT * FROM users WHERE user_id = 2"),
+            "SCAN users VIRTUAL TABLE INDEX 851968:primary key: point user_id=?1;");
+  EXPECT_EQ(reads("SELECT * FROM users WHERE user_id = 2"), "1");
+  EXPECT_EQ(reads("SELECT * FROM users WHERE user_id > 2.5"), "2");
+  EXPECT_EQ(reads("SELECT * FROM users WHERE user_id IN (1, 4, 9)"), "2");
+  EXPECT_THAT(plan("SELECT name FROM users WHERE region = 'eu'"), HasSubstr("index region_idx: range region=?1"));
+  EXPECT_EQ(reads("SELECT name FROM users WHERE region = 'eu'"), "2");
+  EXPECT_THAT(plan("SELECT user_id FROM users WHERE region = 'eu'"), HasSubstr("index region_idx covering"));
+  EXPECT_EQ(plan("SELECT * FROM users ORDER BY user_id DESC LIMIT 2"),
+            "SCAN users VIRTUAL TABLE INDEX 851968:primary key: full reverse limit ?1;");
+  EXPECT_EQ(db_.rows("SELECT user_id FROM users ORDER BY user_id DESC LIMIT 2"), (Rows{{"4"}, {"3"}}));
+  EXPECT_EQ(reads("SELECT user_id FROM users ORDER BY user_id DESC LIMIT 2"), "2");
+  EXPECT_EQ(db_.rows("SELECT name FROM users WHERE region LIKE 'E%' ORDER BY name"), (Rows{{"ann"}, {"cy"}}));
+  EXPECT_THAT(plan("SELECT name FROM users WHERE region LIKE 'E%'"), HasSubstr("region LIKE ?1"));
+  EXPECT_EQ(reads("SELECT name FROM users WHERE region GLOB 'e*'"), "2");
+}
+
+TEST(TableVtabPlanTest, CompositeKeysTypedRangesAndAnyKeys) {
+  Db db;
+  ASSERT_TRUE(db.exec(
+      "CREATE VIRTUAL TABLE pop USING tuplekv_table(state TEXT, county TEXT, people INTEGER,"
+      " PRIMARY KEY(state, county));"
+      "INSERT INTO pop VALUES ('CA', 'Alameda', 1600000), ('CA', 'Fresno', 1000000),"
+      " ('NY', 'Albany', 300000), ('NY', 'Kings', 2600000), ('TX', 'Harris', 4700000);"
+      "CREATE VIRTUAL TABLE a USING tuplekv_table(k ANY PRIMARY KEY, v);"
+      "INSERT INTO a VALUES (2, 'int'), ('2', 'text'), (x'02', 'blob'), (2.5, 'real');"));
+  EXPECT_EQ(db.rows("SELECT county FROM pop WHERE state = 'CA' ORDER BY county DESC"),
+            (Rows{{"Fresno"}, {"Alameda"}}));
+  EXPECT_EQ(db.rows("EXPLAIN QUERY PLAN SELECT county FROM pop WHERE state = 'CA' ORDER BY county DESC")
+                .at(0)
+                .back(),
+            "SCAN pop VIRTUAL TABLE INDEX 851968:primary key: range state=?1 reverse");
+  EXPECT_EQ(db.rows("SELECT county FROM pop WHERE state = 'NY' AND county >= 'B'"), (Rows{{"Kings"}}));
+  EXPECT_EQ(db.rows("SELECT county FROM pop WHERE state IN ('TX', 'CA') AND county LIKE 'a%'"),
+            (Rows{{"Alameda"}}));
+  // ANY keys: 2 and 2.0 are one key; = finds either encoding.
+  EXPECT_EQ(db.error("INSERT INTO a VALUES (2.0, 'dup')"), "UNIQUE constraint failed: a.k");
+  EXPECT_EQ(db.rows("SELECT v FROM a WHERE k = 2.0"), (Rows{{"int"}}));
+  EXPECT_EQ(db.rows("SELECT v FROM a WHERE k > 2 ORDER BY k"), (Rows{{"real"}, {"text"}, {"blob"}}));
+  EXPECT_EQ(db.rows("SELECT v FROM a WHERE k >= x'00'"), (Rows{{"blob"}}));
+}
+
+TEST(TableVtabSchemaTest, DeclarationErrorsAndImplicitKeys) {
+  Db db;
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE t USING tuplekv_table(a VARCHAR)"),
+            "tuplekv_table: unknown type 'VARCHAR' for column t.a (use INTEGER, REAL, TEXT, BLOB or ANY)");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE t USING tuplekv_table(a INT, PRIMARY KEY(b))"),
+            "tuplekv_table: PRIMARY KEY names unknown column 'b'");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE t USING tuplekv_table(a INT, a TEXT)"),
+            "tuplekv_table: duplicate column name: a");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE t USING tuplekv_table(a INT, colour=red)"),
+            "tuplekv_table: unknown option 'colour'");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE t USING tuplekv_table(a INT, INDEX t(a))"),
+            "tuplekv_table: index t has the name of the table's subspace");
+  EXPECT_EQ(db.value("SELECT count(*) FROM sqlite_schema WHERE name LIKE 't%'"), "0");
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE t USING tuplekv_table(a, b TEXT NOT NULL DEFAULT 'none', INDEX by_b(b));"
+                      "INSERT INTO t(a) VALUES (1); INSERT INTO t VALUES (2, 'x'), (3, 'y');"
+                      "DELETE FROM t WHERE rowid = 3; INSERT INTO t VALUES (4, 'z')"));
+  EXPECT_EQ(db.rows("SELECT rowid, a, b FROM t ORDER BY rowid"),
+            (Rows{{"1", "1", "none"}, {"2", "2", "x"}, {"3", "4", "z"}}));
+  EXPECT_EQ(db.value("SELECT last_insert_rowid()"), "3");
+  EXPECT_EQ(db.rows("SELECT a FROM t WHERE b = 'z'"), (Rows{{"4"}}));
+}
+
+TEST(TableVtabSchemaTest, RenameDropAndCheck) {
+  Db db;
+  ASSERT_TRUE(db.exec(users("")));
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE plain USING tuplekv_table(k INTEGER PRIMARY KEY, v TEXT, INDEX v_idx(v));"
+                      "INSERT INTO plain VALUES (1, 'a'), (2, 'b');"
+                      "ALTER TABLE plain RENAME TO renamed"));
+  EXPECT_EQ(db.rows("SELECT tuple_repr(k) FROM renamed_kv"),
+            (Rows{{"('renamed', 1)"}, {"('renamed', 2)"}, {"('v_idx', 'a', 1)"}, {"('v_idx', 'b', 2)"}}));
+  EXPECT_EQ(db.rows("SELECT k FROM renamed WHERE v = 'b'"), (Rows{{"2"}}));
+  EXPECT_EQ(db.value("SELECT tuplekv_check('renamed')"), "ok");
+  // Damage the index behind the table's back, then repair it.
+  ASSERT_TRUE(db.exec("DELETE FROM users_kv WHERE k = tuple_pack('region_idx', 'us', 2);"
+                      "INSERT INTO users_kv VALUES (tuple_pack('region_idx', 'zz', 9), x'')"));
+  EXPECT_EQ(db.value("SELECT tuplekv_check('users')"),
+            "users: index region_idx has no entry for row ('user', 2)");
+  EXPECT_EQ(db.value("SELECT tuplekv_check('users', 'rebuild')"), "2");
+  EXPECT_EQ(db.value("SELECT tuplekv_check('users')"), "ok");
+  EXPECT_EQ(db.error("SELECT tuplekv_check('nope')"), "tuplekv_check: no such table: nope");
+  ASSERT_TRUE(db.exec("CREATE TABLE native(x)"));
+  EXPECT_EQ(db.error("SELECT tuplekv_check('native')"), "tuplekv_check: native is not a tuplekv_table");
+  ASSERT_TRUE(db.exec("DROP TABLE users; DROP TABLE renamed"));
+  EXPECT_EQ(db.value("SELECT count(*) FROM sqlite_schema"), "1");
+}
+
+}  // namespace
+}  // namespace tuplekv::testing
