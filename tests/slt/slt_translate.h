@@ -1,0 +1,366 @@
+// The schema rewriting behind the sqllogictest runner's tuplekv mode: just
+// enough of SQLite's grammar to turn the ordinary tables of a script into
+//
+//   CREATE VIRTUAL TABLE t USING tuplekv_table(cols..., PRIMARY KEY(...),
+//                                              INDEX i(...), store=...)
+//
+// Adaptations (the runner counts each):
+//   * a column type becomes the STRICT type of its affinity: INT... ->
+//     INTEGER, CHAR/CLOB/TEXT -> TEXT, REAL/FLOA/DOUB -> REAL, BLOB or none
+//     -> ANY (no coercion, like BLOB affinity), anything else (NUMERIC
+//     affinity) -> ANY;
+//   * an inline `col ... PRIMARY KEY` becomes PRIMARY KEY(col) (an INTEGER
+//     PRIMARY KEY is then no longer a rowid alias);
+//   * CREATE [UNIQUE] INDEX on a translated table is folded into its
+//     declaration (SQLite refuses CREATE INDEX on a virtual table): the
+//     runner rebuilds the table with the index added. UNIQUE is dropped
+//     (the contract has no unique secondary index), and so are ASC/DESC (an
+//     index's order does not change results).
+// Anything else in a CREATE TABLE (UNIQUE or CHECK constraints, REFERENCES,
+// COLLATE, generated columns, conflict clauses, AS SELECT) leaves the table
+// native; expression and partial indexes are not applicable.
+#ifndef TUPLEKV_TESTS_SLT_SLT_TRANSLATE_H_
+#define TUPLEKV_TESTS_SLT_SLT_TRANSLATE_H_
+
+#include <cctype>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace tuplekv::slt {
+
+// One SQL token: a word (identifier or keyword, quotes kept), a literal, or
+// one punctuation character.
+struct Token {
+  std::string text;
+  bool word = false;
+};
+
+inline std::vector<Token> tokenize(std::string_view sql) {
+  std::vector<Token> out;
+  size_t i = 0;
+  while (i < sql.size()) {
+    const char c = sql[i];
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      ++i;
+    } else if (c == '-' && i + 1 < sql.size() && sql[i + 1] == '-') {
+      while (i < sql.size() && sql[i] != '\n') ++i;
+    } else if (c == '\'' || c == '"' || c == '`' || c == '[') {
+      const char close = c == '[' ? ']' : c;
+      size_t j = i + 1;
+      while (j < sql.size()) {
+        if (sql[j] == close) {
+          if (close != ']' && j + 1 < sql.size() && sql[j + 1] == close) {
+            j += 2;
+            continue;
+          }
+          break;
+        }
+        ++j;
+      }
+      out.push_back({std::string(sql.substr(i, j + 1 - i)), c != '\''});
+      i = j + 1;
+    } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
+               static_cast<unsigned char>(c) >= 0x80) {
+      size_t j = i;
+      while (j < sql.size() && (std::isalnum(static_cast<unsigned char>(sql[j])) || sql[j] == '_' ||
+                                sql[j] == '.' || static_cast<unsigned char>(sql[j]) >= 0x80)) {
+        ++j;
+      }
+      out.push_back({std::string(sql.substr(i, j - i)), true});
+      i = j;
+    } else {
+      out.push_back({std::string(1, c), false});
+      ++i;
+    }
+  }
+  return out;
+}
+
+inline std::string upper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  return out;
+}
+
+// Lower-cases an identifier and strips SQL quoting ("x", [x], `x`) and a
+// schema prefix (main.x).
+inline std::string normalize_identifier(std::string_view text) {
+  std::string s(text);
+  if (!s.empty() && (s[0] == '"' || s[0] == '[' || s[0] == '`') && s.size() >= 2) {
+    s = s.substr(1, s.size() - 2);
+  } else if (const size_t dot = s.rfind('.'); dot != std::string::npos) {
+    s = s.substr(dot + 1);
+  }
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// Tokens from..to joined by single spaces (SQL reads them the same).
+inline std::string join(const std::vector<Token>& t, size_t from, size_t to) {
+  std::string out;
+  for (size_t i = from; i < to && i < t.size(); ++i) {
+    if (i > from) out += ' ';
+    out += t[i].text;
+  }
+  return out;
+}
+
+// The STRICT type a declared type's affinity maps to (SQLite "Determination
+// Of Column Affinity").
+inline std::string strict_type(std::string_view declared) {
+  const std::string t = upper(declared);
+  if (t.find("INT") != std::string::npos) return "INTEGER";
+  if (t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos ||
+      t.find("TEXT") != std::string::npos) {
+    return "TEXT";
+  }
+  if (t.empty() || t.find("BLOB") != std::string::npos) return "ANY";
+  if (t.find("REAL") != std::string::npos || t.find("FLOA") != std::string::npos ||
+      t.find("DOUB") != std::string::npos) {
+    return "REAL";
+  }
+  return "ANY";
+}
+
+struct ColumnDef {
+  std::string name;         // as written
+  std::string type;         // STRICT type
+  bool not_null = false;
+  std::string default_sql;  // "DEFAULT ..." or empty
+};
+
+struct IndexDef {
+  std::string name;                  // as written
+  std::vector<std::string> columns;  // as written
+};
+
+struct TableDef {
+  std::string name;  // as written
+  std::vector<ColumnDef> columns;
+  std::vector<std::string> primary_key;
+  std::vector<IndexDef> indexes;
+};
+
+// Splits the tokens between an opening parenthesis at `open` and its match
+// at top-level commas. *end is the index of the closing parenthesis.
+inline std::vector<std::vector<Token>> split_list(const std::vector<Token>& t, size_t open,
+                                                  size_t* end) {
+  std::vector<std::vector<Token>> parts(1);
+  int depth = 0;
+  for (size_t i = open; i < t.size(); ++i) {
+    if (t[i].text == "(") {
+      if (depth++ == 0) continue;
+    } else if (t[i].text == ")") {
+      if (--depth == 0) {
+        *end = i;
+        return parts;
+      }
+    } else if (t[i].text == "," && depth == 1) {
+      parts.emplace_back();
+      continue;
+    }
+    parts.back().push_back(t[i]);
+  }
+  *end = t.size();
+  return {};
+}
+
+// Column names of an index or key list, without ASC/DESC/COLLATE BINARY.
+// False for expressions.
+inline bool column_list(const std::vector<std::vector<Token>>& items, std::vector<std::string>* out) {
+  for (const std::vector<Token>& item : items) {
+    if (item.empty() || !item[0].word) return false;
+    for (size_t i = 1; i < item.size(); ++i) {
+      const std::string u = upper(item[i].text);
+      if (u != "ASC" && u != "DESC") return false;
+    }
+    out->push_back(item[0].text);
+  }
+  return !out->empty();
+}
+
+enum class Parse { kNotThis, kOk, kUnsupported };
+
+// CREATE TABLE: kNotThis when `sql` is another statement; kUnsupported
+// (with *why) when it cannot become a tuplekv_table.
+inline Parse parse_create_table(std::string_view sql, TableDef* out, std::string* why) {
+  const std::vector<Token> t = tokenize(sql);
+  if (t.size() < 4 || upper(t[0].text) != "CREATE") return Parse::kNotThis;
+  size_t i = 1;
+  if (upper(t[i].text) == "TEMP" || upper(t[i].text) == "TEMPORARY") {
+    *why = "temporary table";
+    return upper(t[i + 1].text) == "TABLE" ? Parse::kUnsupported : Parse::kNotThis;
+  }
+  if (upper(t[i].text) != "TABLE") return Parse::kNotThis;
+  ++i;
+  if (upper(t[i].text) == "IF") {
+    *why = "IF NOT EXISTS";
+    return Parse::kUnsupported;
+  }
+  out->name = t[i++].text;
+  if (i >= t.size() || t[i].text != "(") {
+    *why = "CREATE TABLE ... AS SELECT";
+    return Parse::kUnsupported;
+  }
+  size_t end = 0;
+  const std::vector<std::vector<Token>> items = split_list(t, i, &end);
+  if (end + 1 != t.size()) {
+    *why = "table options";
+    return Parse::kUnsupported;
+  }
+  for (const std::vector<Token>& item : items) {
+    if (item.empty()) {
+      *why = "empty definition";
+      return Parse::kUnsupported;
+    }
+    const std::string head = upper(item[0].text);
+    if (head == "PRIMARY" && item.size() > 2 && upper(item[1].text) == "KEY") {
+      size_t close = 0;
+      std::vector<Token> rest(item.begin() + 2, item.end());
+      std::vector<std::string> cols;
+      if (!column_list(split_list(rest, 0, &close), &cols) || close + 1 != rest.size()) {
+        *why = "PRIMARY KEY clause";
+        return Parse::kUnsupported;
+      }
+      out->primary_key = cols;
+      continue;
+    }
+    if (head == "UNIQUE" || head == "CHECK" || head == "FOREIGN" || head == "CONSTRAINT") {
+      *why = head + " table constraint";
+      return Parse::kUnsupported;
+    }
+    ColumnDef col;
+    col.name = item[0].text;
+    size_t j = 1;
+    std::string declared;
+    while (j < item.size() && item[j].word) {
+      const std::string u = upper(item[j].text);
+      if (u == "PRIMARY" || u == "NOT" || u == "NULL" || u == "DEFAULT" || u == "UNIQUE" ||
+          u == "CHECK" || u == "REFERENCES" || u == "COLLATE" || u == "CONSTRAINT" ||
+          u == "GENERATED" || u == "AS") {
+        break;
+      }
+      declared += (declared.empty() ? "" : " ") + item[j].text;
+      ++j;
+    }
+    if (j < item.size() && item[j].text == "(") {  // VARCHAR(30), DECIMAL(10, 2)
+      while (j < item.size() && item[j].text != ")") ++j;
+      ++j;
+    }
+    col.type = strict_type(declared);
+    while (j < item.size()) {
+      const std::string u = upper(item[j].text);
+      if (u == "PRIMARY" && j + 1 < item.size() && upper(item[j + 1].text) == "KEY") {
+        if (!out->primary_key.empty()) {
+          *why = "two primary keys";
+          return Parse::kUnsupported;
+        }
+        out->primary_key = {col.name};
+        j += 2;
+        if (j < item.size() && (upper(item[j].text) == "ASC" || upper(item[j].text) == "DESC")) ++j;
+      } else if (u == "NOT" && j + 1 < item.size() && upper(item[j + 1].text) == "NULL") {
+        col.not_null = true;
+        j += 2;
+      } else if (u == "NULL") {
+        ++j;
+      } else if (u == "DEFAULT" && j + 1 < item.size()) {
+        // A literal, a signed number or a parenthesized expression.
+        size_t k = j + 1;
+        if (item[k].text == "-" || item[k].text == "+") ++k;
+        if (k < item.size() && item[k].text == "(") {
+          int depth = 0;
+          for (; k < item.size(); ++k) {
+            if (item[k].text == "(") ++depth;
+            if (item[k].text == ")" && --depth == 0) break;
+          }
+        }
+        col.default_sql = "DEFAULT " + join(item, j + 1, k + 1);
+        j = k + 1;
+      } else {
+        *why = "column constraint " + u;
+        return Parse::kUnsupported;
+      }
+    }
+    out->columns.push_back(std::move(col));
+  }
+  return Parse::kOk;
+}
+
+struct CreateIndex {
+  IndexDef index;
+  std::string table;  // normalized
+  bool if_not_exists = false;
+  bool unique = false;
+};
+
+// CREATE [UNIQUE] INDEX [IF NOT EXISTS] i ON t(cols).
+inline Parse parse_create_index(std::string_view sql, CreateIndex* out, std::string* why) {
+  const std::vector<Token> t = tokenize(sql);
+  if (t.size() < 5 || upper(t[0].text) != "CREATE") return Parse::kNotThis;
+  size_t i = 1;
+  if (upper(t[i].text) == "UNIQUE") {
+    out->unique = true;
+    ++i;
+  }
+  if (upper(t[i].text) != "INDEX") return Parse::kNotThis;
+  ++i;
+  if (upper(t[i].text) == "IF") {
+    out->if_not_exists = true;
+    i += 3;
+  }
+  if (i + 3 >= t.size()) return Parse::kNotThis;
+  out->index.name = t[i++].text;
+  if (upper(t[i++].text) != "ON") return Parse::kNotThis;
+  out->table = normalize_identifier(t[i++].text);
+  size_t end = 0;
+  if (t[i].text != "(" ||
+      !column_list(split_list(t, i, &end), &out->index.columns) || end + 1 != t.size()) {
+    *why = "expression or partial index";
+    return Parse::kUnsupported;
+  }
+  return Parse::kOk;
+}
+
+// The first words of a statement, upper-cased (enough to classify it).
+inline std::vector<std::string> leading_words(std::string_view sql, size_t n) {
+  std::vector<std::string> out;
+  for (const Token& t : tokenize(sql)) {
+    if (out.size() == n) break;
+    out.push_back(t.word ? upper(t.text) : t.text);
+  }
+  return out;
+}
+
+// CREATE VIRTUAL TABLE <name> USING tuplekv_table(...), with `store=` when
+// `store` is not empty.
+inline std::string render_tuplekv(const TableDef& table, const std::string& name,
+                                  std::string_view store) {
+  std::string s = "CREATE VIRTUAL TABLE " + name + " USING tuplekv_table(";
+  bool first = true;
+  auto add = [&](const std::string& part) {
+    if (!first) s += ", ";
+    s += part;
+    first = false;
+  };
+  for (const ColumnDef& c : table.columns) {
+    std::string def = c.name + " " + c.type;
+    if (c.not_null) def += " NOT NULL";
+    if (!c.default_sql.empty()) def += " " + c.default_sql;
+    add(def);
+  }
+  auto list = [](const std::vector<std::string>& v) {
+    std::string out;
+    for (const std::string& x : v) out += (out.empty() ? "" : ", ") + x;
+    return out;
+  };
+  if (!table.primary_key.empty()) add("PRIMARY KEY(" + list(table.primary_key) + ")");
+  for (const IndexDef& i : table.indexes) add("INDEX " + i.name + "(" + list(i.columns) + ")");
+  if (!store.empty()) add("store=" + std::string(store));
+  return s + ")";
+}
+
+}  // namespace tuplekv::slt
+
+#endif  // TUPLEKV_TESTS_SLT_SLT_TRANSLATE_H_
