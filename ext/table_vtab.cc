@@ -228,6 +228,7 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
     return Status::InvalidArgument(module + ": unknown option '" + opts[0].written + "'");
   }
   TUPLEKV_RETURN_IF_ERROR(model::parse_table_schema(module, name, defs, &table));
+  table.name_automatic_indexes(options.subspace);
   for (const model::TableIndex& idx : table.indexes) {
     if (idx.name == options.subspace) {
       return Status::InvalidArgument(module + ": index " + idx.name +
@@ -273,7 +274,9 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
       if (t.size() != 1 || t[0].type() != ElementType::kString) {
         return Status::Internal("tuplekv internal error: memory table prefix");
       }
-      TUPLEKV_RETURN_IF_ERROR(layout.rebind(t[0].as_string()));
+      // Its automatic indexes keep their names too.
+      table.name_automatic_indexes(t[0].as_string());
+      TUPLEKV_ASSIGN_OR_RETURN(layout, model::TableLayout::make(table, t[0].as_string()));
     }
   } else {
     if (create) TUPLEKV_RETURN_IF_ERROR(SqliteStore::create_table(db, schema, name));
@@ -369,9 +372,14 @@ Status TableVtab::rename(const std::string& to) {
                                        " has the table's new name");
       }
     }
-    const Bytes from = layout.row_prefix();
-    TUPLEKV_RETURN_IF_ERROR(layout.rebind(to));
-    TUPLEKV_RETURN_IF_ERROR(move_prefix(store.get(), from, layout.row_prefix()));
+    const model::TableLayout from = layout;
+    table.name_automatic_indexes(to);
+    TUPLEKV_ASSIGN_OR_RETURN(layout, model::TableLayout::make(table, to));
+    TUPLEKV_RETURN_IF_ERROR(move_prefix(store.get(), from.row_prefix(), layout.row_prefix()));
+    for (size_t i = 0; i < table.indexes.size(); ++i) {
+      if (!table.indexes[i].automatic) continue;
+      TUPLEKV_RETURN_IF_ERROR(move_prefix(store.get(), from.index_prefix(i), layout.index_prefix(i)));
+    }
     options.subspace = to;
   }
   return Status::OK();

@@ -77,6 +77,16 @@ class Writer {
   // than `exclude`), into found_*.
   Status find_conflict(BytesView key_elements, const Bytes* exclude, bool* found);
   int conflict(int on_conflict);
+  // The stored row other than `own` whose entry in unique index i has the
+  // new row's values, into found_key_elements. Never one when a value is
+  // NULL (NULLs are distinct).
+  Status find_unique_conflict(size_t i, const Bytes* own, bool* found);
+  int unique_conflict(size_t i, int on_conflict);
+  // Deletes the row under found_key_elements (OR REPLACE).
+  Status erase_found();
+  // Each equal-valued encoding of row column c (2 and 2.0 in ANY), into
+  // variants[slot].
+  Status variants_of(size_t slot, int c);
 
   TableVtab* t_;
   TableVtab::WriteScratch* w_;
@@ -193,14 +203,7 @@ Status Writer::find_conflict(BytesView key_elements, const Bytes* exclude, bool*
   // ANY key columns: 2 and 2.0 are one SQLite value. Try every encoding
   // SQLite calls equal, position by position.
   w_->variants.resize(s.key.size());
-  for (size_t k = 0; k < s.key.size(); ++k) {
-    const BytesView e = w_->row[static_cast<size_t>(s.key[k])];
-    if (s.columns[static_cast<size_t>(s.key[k])].type == model::ColumnType::kAny) {
-      TUPLEKV_RETURN_IF_ERROR(model::sql_equal_variants_packed(e, &w_->variants[k]));
-    } else {
-      w_->variants[k].assign(1, Bytes(e));
-    }
-  }
+  for (size_t k = 0; k < s.key.size(); ++k) TUPLEKV_RETURN_IF_ERROR(variants_of(k, s.key[k]));
   std::vector<size_t> pick(s.key.size(), 0);
   for (;;) {
     Bytes ke;
@@ -211,6 +214,72 @@ Status Writer::find_conflict(BytesView key_elements, const Bytes* exclude, bool*
     while (k < pick.size() && ++pick[k] == w_->variants[k].size()) pick[k++] = 0;
     if (k == pick.size()) return Status::OK();
   }
+}
+
+Status Writer::variants_of(size_t slot, int c) {
+  const BytesView e = w_->row[static_cast<size_t>(c)];
+  if (t_->table.columns[static_cast<size_t>(c)].type == model::ColumnType::kAny) {
+    return model::sql_equal_variants_packed(e, &w_->variants[slot]);
+  }
+  w_->variants[slot].assign(1, Bytes(e));
+  return Status::OK();
+}
+
+Status Writer::find_unique_conflict(size_t i, const Bytes* own, bool* found) {
+  *found = false;
+  const std::vector<int>& cols = t_->table.indexes[i].columns;
+  static const Bytes kNullElement(1, '\x00');
+  for (int c : cols) {
+    if (w_->row[static_cast<size_t>(c)] == BytesView(kNullElement)) return Status::OK();
+  }
+  w_->variants.resize(cols.size());
+  for (size_t k = 0; k < cols.size(); ++k) TUPLEKV_RETURN_IF_ERROR(variants_of(k, cols[k]));
+  std::vector<size_t> pick(cols.size(), 0);
+  for (;;) {
+    // Entries are prefix + indexed elements + key elements, and a key
+    // element is never null (00), so range() of the indexed elements holds
+    // exactly the entries with these values.
+    w_->probe.assign(t_->layout.index_prefix(i));
+    for (size_t k = 0; k < pick.size(); ++k) w_->probe += w_->variants[k][pick[k]];
+    const size_t head = w_->probe.size();
+    ScanOptions o;
+    o.limit = 2;  // at most one is the row itself
+    o.keys_only = true;
+    TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> cur, t_->store->scan(range(w_->probe), o));
+    for (; cur->valid(); cur->next()) {
+      const BytesView ke = cur->key().substr(head);
+      if (own != nullptr && ke == BytesView(*own)) continue;
+      w_->found_key_elements.assign(ke);
+      *found = true;
+      return Status::OK();
+    }
+    TUPLEKV_RETURN_IF_ERROR(cur->status());
+    size_t k = 0;
+    while (k < pick.size() && ++pick[k] == w_->variants[k].size()) pick[k++] = 0;
+    if (k == pick.size()) return Status::OK();
+  }
+}
+
+int Writer::unique_conflict(size_t i, int on_conflict) {
+  if (on_conflict == SQLITE_IGNORE) return SQLITE_CONSTRAINT;  // SQLite skips the row
+  std::string msg = "UNIQUE constraint failed: ";
+  bool first = true;
+  for (int c : t_->table.indexes[i].columns) {
+    if (!first) msg += ", ";
+    first = false;
+    msg += t_->name + "." + t_->table.columns[static_cast<size_t>(c)].name;
+  }
+  return fail(Status::Constraint(ConstraintKind::kUnique, msg));
+}
+
+Status Writer::erase_found() {
+  bool again = false;
+  TUPLEKV_RETURN_IF_ERROR(
+      t_->load_row(w_->found_key_elements, &w_->found_key_buf, &w_->found_value_buf, &w_->found_row, &again));
+  if (!again) return Status::OK();
+  TUPLEKV_RETURN_IF_ERROR(t_->rows->erase(w_->found_row, w_->found_key_elements));
+  ++t_->stats->writes;
+  return Status::OK();
 }
 
 int Writer::conflict(int on_conflict) {
@@ -361,7 +430,8 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
   Status st;
   bool any_key = false;
   for (int k : s.key) any_key = any_key || s.columns[static_cast<size_t>(k)].type == model::ColumnType::kAny;
-  if (insert && on_conflict != SQLITE_REPLACE && !any_key && t.sqlite_store != nullptr) {
+  if (insert && on_conflict != SQLITE_REPLACE && !any_key && t.sqlite_store != nullptr &&
+      !s.has_unique_index()) {
     // One seek: the SQLite store inserts only if the key is absent.
     w.key.assign(t.layout.row_prefix());
     w.key.append(w.key_elements);
@@ -375,18 +445,24 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
       st = t.store->set(w.probe, BytesView());
     }
   } else {
-    if (insert || moved) {
+    // In SQLite's order (TableSchema::unique_check_order): the key where a
+    // row is new or moves, and unique indexes, whose entries under the
+    // row's old key are its own.
+    for (int u : s.unique_check_order) {
       bool found = false;
-      st = find_conflict(w.key_elements, insert ? nullptr : &w.old_key_elements, &found);
-      if (!st.ok()) return fail(st);
-      if (found) {
-        if (on_conflict != SQLITE_REPLACE) return conflict(on_conflict);
-        bool again = false;
-        st = t.load_row(w.found_key_elements, &w.found_key_buf, &w.found_value_buf, &w.found_row, &again);
-        if (st.ok() && again) st = t.rows->erase(w.found_row, w.found_key_elements);
-        if (!st.ok()) return fail(st);
-        ++t.stats->writes;
+      if (u < 0) {
+        if (!insert && !moved) continue;
+        st = find_conflict(w.key_elements, insert ? nullptr : &w.old_key_elements, &found);
+      } else {
+        st = find_unique_conflict(static_cast<size_t>(u), insert ? nullptr : &w.old_key_elements, &found);
       }
+      if (!st.ok()) return fail(st);
+      if (!found) continue;
+      if (on_conflict != SQLITE_REPLACE) {
+        return u < 0 ? conflict(on_conflict) : unique_conflict(static_cast<size_t>(u), on_conflict);
+      }
+      st = erase_found();
+      if (!st.ok()) return fail(st);
     }
     st = t.rows->put(w.row, w.key_elements, insert ? nullptr : &w.old_row,
                      insert ? BytesView() : BytesView(w.old_key_elements));

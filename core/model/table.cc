@@ -2,6 +2,7 @@
 // (see table.h).
 #include "core/model/table.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstring>
@@ -80,6 +81,14 @@ class Lexer {
     return Status::OK();
   }
 
+  // The next token, without consuming it.
+  Status peek(Token* t) {
+    const size_t at = pos_;
+    const Status s = next(t);
+    pos_ = at;
+    return s;
+  }
+
   std::string_view source() const { return s_; }
 
  private:
@@ -125,13 +134,32 @@ bool is_name(const Token& t) { return t.kind == Token::Kind::kWord || t.kind == 
 
 bool is_punct(const Token& t, char c) { return t.kind == Token::Kind::kPunct && t.text[0] == c; }
 
-std::optional<ColumnType> type_of(std::string_view word) {
-  if (iequals(word, "INTEGER") || iequals(word, "INT")) return ColumnType::kInteger;
-  if (iequals(word, "REAL")) return ColumnType::kReal;
-  if (iequals(word, "TEXT")) return ColumnType::kText;
-  if (iequals(word, "BLOB")) return ColumnType::kBlob;
-  if (iequals(word, "ANY")) return ColumnType::kAny;
-  return std::nullopt;
+bool contains_word_part(std::string_view upper, std::string_view part) {
+  return upper.find(part) != std::string_view::npos;
+}
+
+// The STRICT type of a declared type name (its words, without size
+// arguments): a STRICT name itself, else the type of the affinity SQLite
+// derives from the name (sqlite3AffinityType's rules, in its order).
+std::optional<ColumnType> type_of(std::string_view words) {
+  if (iequals(words, "INTEGER") || iequals(words, "INT")) return ColumnType::kInteger;
+  if (iequals(words, "REAL")) return ColumnType::kReal;
+  if (iequals(words, "TEXT")) return ColumnType::kText;
+  if (iequals(words, "BLOB")) return ColumnType::kBlob;
+  if (iequals(words, "ANY")) return ColumnType::kAny;
+  std::string upper(words);
+  for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (contains_word_part(upper, "INT")) return ColumnType::kInteger;
+  if (contains_word_part(upper, "CHAR") || contains_word_part(upper, "CLOB") ||
+      contains_word_part(upper, "TEXT")) {
+    return ColumnType::kText;
+  }
+  if (contains_word_part(upper, "BLOB")) return ColumnType::kBlob;
+  if (contains_word_part(upper, "REAL") || contains_word_part(upper, "FLOA") ||
+      contains_word_part(upper, "DOUB")) {
+    return ColumnType::kReal;
+  }
+  return std::nullopt;  // NUMERIC affinity
 }
 
 // Words that end a column's type and start a constraint.
@@ -153,6 +181,14 @@ class SchemaParser {
     Token t;
     TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&t), text));
     if (t.kind == Token::Kind::kEnd) return fail("empty column definition");
+    if (is_word(t, "CONSTRAINT")) {  // CONSTRAINT name: the name is not kept
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&t), text));
+      if (!is_name(t)) return fail("expected CONSTRAINT name in '" + std::string(text) + "'");
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&t), text));
+      if (!is_word(t, "PRIMARY") && !is_word(t, "UNIQUE")) {
+        return fail("expected PRIMARY KEY or UNIQUE after CONSTRAINT name in '" + std::string(text) + "'");
+      }
+    }
     if (is_word(t, "PRIMARY")) {
       Token k;
       TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&k), text));
@@ -162,22 +198,38 @@ class SchemaParser {
       if (!pk_names_.empty() || inline_pk_ >= 0) return fail("more than one PRIMARY KEY");
       if (cols.empty()) return fail("PRIMARY KEY needs at least one column");
       pk_names_ = std::move(cols);
+      created_.push_back(kKeyIndex);
       return Status::OK();
+    }
+    PendingIndex idx;
+    if (is_word(t, "UNIQUE")) {
+      idx.unique = true;
+      Token n;
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx.peek(&n), text));
+      if (!is_word(n, "INDEX")) {  // UNIQUE(cols...): an automatic index
+        idx.automatic = true;
+        TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &idx.columns));
+        if (idx.columns.empty()) return fail("UNIQUE needs at least one column");
+        created_.push_back(static_cast<int>(indexes_.size()));
+        indexes_.push_back(std::move(idx));
+        return Status::OK();
+      }
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&t), text));
     }
     if (is_word(t, "INDEX")) {
       Token n;
       TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&n), text));
       if (!is_name(n)) return fail("expected INDEX name(columns...), got '" + std::string(text) + "'");
-      PendingIndex idx;
       idx.name = n.text;
       TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &idx.columns));
       if (idx.columns.empty()) return fail("index " + idx.name + " needs at least one column");
+      if (idx.unique) created_after_.push_back(static_cast<int>(indexes_.size()));
       indexes_.push_back(std::move(idx));
       return Status::OK();
     }
-    for (const char* w : {"UNIQUE", "CHECK", "FOREIGN", "CONSTRAINT"}) {
+    for (const char* w : {"CHECK", "FOREIGN"}) {
       if (is_word(t, w)) {
-        return fail(std::string(w) + " constraints are not supported (use INDEX name(columns) for an index)");
+        return fail(std::string(w) + " constraints are not supported");
       }
     }
     if (!is_name(t)) return fail("expected a column definition, got '" + std::string(text) + "'");
@@ -205,16 +257,35 @@ class SchemaParser {
     }
     for (PendingIndex& p : indexes_) {
       for (const TableIndex& other : s.indexes) {
-        if (iequals(other.name, p.name)) return fail("duplicate index name: " + p.name);
+        if (!p.automatic && iequals(other.name, p.name)) return fail("duplicate index name: " + p.name);
       }
       TableIndex idx;
       idx.name = p.name;
+      idx.unique = p.unique;
+      idx.automatic = p.automatic;
       for (const std::string& n : p.columns) {
         const int c = s.find_column(n);
-        if (c < 0) return fail("index " + p.name + " names unknown column '" + n + "'");
+        if (c < 0) {
+          return fail((p.automatic ? std::string("UNIQUE") : "index " + p.name) + " names unknown column '" +
+                      n + "'");
+        }
         idx.columns.push_back(c);
       }
       s.indexes.push_back(std::move(idx));
+    }
+    s.name_automatic_indexes(table_);
+    // A primary key of one column declared INTEGER starts as a rowid alias;
+    // WITHOUT ROWID makes its index only at the end of the CREATE TABLE.
+    if (s.key.size() == 1 && integer_declared_[static_cast<size_t>(s.key[0])]) {
+      created_.erase(std::remove(created_.begin(), created_.end(), kKeyIndex), created_.end());
+      created_.push_back(kKeyIndex);
+    }
+    std::vector<int> all = created_;
+    all.insert(all.end(), created_after_.begin(), created_after_.end());
+    s.unique_check_order.assign(all.rbegin(), all.rend());
+    if (s.implicit_key()) {
+      // A rowid table checks its rowid before any index.
+      s.unique_check_order.insert(s.unique_check_order.begin(), kKeyIndex);
     }
     return Status::OK();
   }
@@ -223,6 +294,8 @@ class SchemaParser {
   struct PendingIndex {
     std::string name;
     std::vector<std::string> columns;
+    bool unique = false;
+    bool automatic = false;
   };
 
   Status fail(const std::string& msg) const {
@@ -258,30 +331,71 @@ class SchemaParser {
     if (s.find_column(name) >= 0) return fail("duplicate column name: " + name);
     TableColumn col;
     col.name = name;
+    bool declared_integer = false;
     Token t;
     TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
-    // The type: one word (STRICT tables allow no more), or none.
+    // The type: words, then optional size arguments `(n)` or `(n, m)`,
+    // which SQLite ignores; or none.
     if (t.kind == Token::Kind::kWord && !constraint_word(t)) {
-      const std::optional<ColumnType> type = type_of(t.text);
-      Token after;
-      TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&after), text));
-      if (!type || (after.kind != Token::Kind::kEnd && !constraint_word(after))) {
-        size_t end = t.end;
-        Token u = after;
-        while (u.kind != Token::Kind::kEnd && !constraint_word(u)) {
-          end = u.end;
-          TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&u), text));
+      const size_t begin = t.begin;
+      size_t end = t.end;
+      std::string words = t.text;
+      size_t t_end_of_words = 0;
+      bool sized = true;
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+      while (t.kind == Token::Kind::kWord && !constraint_word(t)) {
+        words += " " + t.text;
+        end = t.end;
+        TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+      }
+      t_end_of_words = end;
+      if (is_punct(t, '(')) {
+        sized = false;
+        for (int n = 0; n < 2; ++n) {
+          TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+          if (is_punct(t, '+') || is_punct(t, '-')) TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+          if (t.kind != Token::Kind::kNumber) break;
+          TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+          if (is_punct(t, ')')) {
+            sized = true;
+            end = t.end;
+            break;
+          }
+          if (!is_punct(t, ',')) break;
         }
-        return fail("unknown type '" + std::string(text.substr(t.begin, end - t.begin)) +
+        if (!sized) {
+          return fail("bad size in the type of column " + std::string(table_) + "." + name + " in '" +
+                      std::string(text) + "'");
+        }
+        TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+      }
+      const std::optional<ColumnType> type = type_of(words);
+      if (!type || (t.kind != Token::Kind::kEnd && !constraint_word(t))) {
+        while (t.kind != Token::Kind::kEnd && !constraint_word(t)) {
+          end = t.end;
+          TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+        }
+        return fail("unknown type '" + std::string(text.substr(begin, end - begin)) +
                     "' for column " + std::string(table_) + "." + name +
                     " (use INTEGER, REAL, TEXT, BLOB or ANY)");
       }
       col.type = *type;
-      t = after;
+      declared_integer = iequals(words, "INTEGER") && end == t_end_of_words;
     }
+    integer_declared_.push_back(declared_integer);
     bool is_pk = false;
     while (t.kind != Token::Kind::kEnd) {
-      if (is_word(t, "NOT")) {
+      if (is_word(t, "CONSTRAINT")) {  // CONSTRAINT name: the name is not kept
+        TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+        if (!is_name(t)) return fail("expected CONSTRAINT name in '" + std::string(text) + "'");
+      } else if (is_word(t, "UNIQUE")) {
+        PendingIndex idx;
+        idx.unique = true;
+        idx.automatic = true;
+        idx.columns.push_back(name);
+        created_.push_back(static_cast<int>(indexes_.size()));
+        indexes_.push_back(std::move(idx));
+      } else if (is_word(t, "NOT")) {
         TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
         if (!is_word(t, "NULL")) return fail("expected NOT NULL in '" + std::string(text) + "'");
         col.not_null = true;
@@ -291,6 +405,7 @@ class SchemaParser {
         TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
         if (!is_word(t, "KEY")) return fail("expected PRIMARY KEY in '" + std::string(text) + "'");
         is_pk = true;
+        created_.push_back(kKeyIndex);
       } else if (is_word(t, "ASC") && is_pk) {
         // PRIMARY KEY ASC
       } else if (is_word(t, "COLLATE")) {
@@ -346,6 +461,15 @@ class SchemaParser {
   TableSchema* out_;
   std::vector<std::string> pk_names_;
   int inline_pk_ = -1;
+  // SQLite checks uniqueness index by index, the last created first (each
+  // new index goes to the head of its list). Creation order while the
+  // CREATE TABLE is parsed: the primary key (kKeyIndex) and UNIQUE
+  // constraints where they are declared; then our INDEX items, as the
+  // CREATE INDEX statements after it.
+  static constexpr int kKeyIndex = -1;
+  std::vector<int> created_;
+  std::vector<int> created_after_;
+  std::vector<bool> integer_declared_;  // per column: type written exactly INTEGER
   std::vector<PendingIndex> indexes_;
 };
 
@@ -423,6 +547,17 @@ std::string_view sql_kind_name(SqlValue::Kind k) {
       return "BLOB";
   }
   return "NULL";
+}
+
+std::string automatic_index_name(std::string_view subspace, int n) {
+  return std::string(subspace) + "_autoindex_" + std::to_string(n);
+}
+
+void TableSchema::name_automatic_indexes(std::string_view subspace) {
+  int n = 0;
+  for (TableIndex& i : indexes) {
+    if (i.automatic) i.name = automatic_index_name(subspace, ++n);
+  }
 }
 
 int TableSchema::find_column(std::string_view name) const {

@@ -15,10 +15,17 @@
 //   user_id INTEGER, name TEXT NOT NULL DEFAULT 'x', region TEXT,
 //   PRIMARY KEY(user_id), INDEX region_idx(region)
 // Column types are those of a STRICT table: INTEGER (or INT), REAL, TEXT,
-// BLOB, ANY; a column without a type is ANY. Column constraints: NOT NULL,
-// NULL, DEFAULT <literal or (expr)>, PRIMARY KEY (one column), COLLATE
-// BINARY. Table constraints: PRIMARY KEY(cols...) in any column order,
-// INDEX name(cols...). Key columns are NOT NULL.
+// BLOB, ANY; a column without a type is ANY. So that the column list of an
+// ordinary CREATE TABLE works too, any other type name SQLite would give
+// INTEGER, TEXT, REAL or BLOB affinity (VARCHAR(8), BIGINT, FLOAT, DOUBLE
+// PRECISION ...) is that STRICT type; names of NUMERIC affinity (NUMERIC,
+// DECIMAL, DATE, BOOLEAN ...) have no STRICT counterpart and are errors.
+// Column constraints: NOT NULL, NULL, DEFAULT <literal or (expr)>, PRIMARY
+// KEY (one column), UNIQUE, COLLATE BINARY, each optionally named by
+// CONSTRAINT name. Table constraints: PRIMARY KEY(cols...) in any column
+// order, UNIQUE(cols...), INDEX name(cols...), UNIQUE INDEX name(cols...).
+// Key columns are NOT NULL. A UNIQUE constraint is kept as an automatic
+// unique index (TableIndex::automatic).
 //
 // Values follow a STRICT table (coerce()): INTEGER takes integers, reals
 // with an exact integer value and text that SQLite's numeric affinity turns
@@ -63,15 +70,36 @@ struct TableColumn {
 struct TableIndex {
   std::string name;
   std::vector<int> columns;  // column numbers, in index order
+  // No two rows may have equal, non-NULL values in `columns` (a UNIQUE
+  // constraint, or UNIQUE INDEX); SQLite's NULLs are distinct.
+  bool unique = false;
+  // Made for a UNIQUE constraint rather than named by the schema: its name
+  // is automatic_index_name(S, n) and follows the subspace S.
+  bool automatic = false;
 };
+
+// The name of the n-th (from 1) automatic index of a table in subspace S:
+// "<S>_autoindex_<n>", as SQLite names its own.
+std::string automatic_index_name(std::string_view subspace, int n);
 
 struct TableSchema {
   std::vector<TableColumn> columns;
   std::vector<int> key;          // column numbers, in key order; empty: implicit integer key
   std::vector<int> values;       // non-key column numbers, in declaration order
   std::vector<TableIndex> indexes;
+  // The order SQLite checks uniqueness in: -1 the primary key (or rowid),
+  // else a unique index's number.
+  std::vector<int> unique_check_order;
 
   bool implicit_key() const { return key.empty(); }
+  bool has_unique_index() const {
+    for (const TableIndex& i : indexes) {
+      if (i.unique) return true;
+    }
+    return false;
+  }
+  // Names the automatic indexes after subspace S.
+  void name_automatic_indexes(std::string_view subspace);
   // Number of key elements (1 for the implicit key).
   size_t key_size() const { return key.empty() ? 1 : key.size(); }
   int find_column(std::string_view name) const;  // case-insensitive; -1 if none

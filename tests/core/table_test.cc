@@ -52,6 +52,50 @@ TEST(TableSchemaTest, ColumnsTypesKeysAndIndexes) {
   EXPECT_EQ(s.find_column("REGION"), 2);
 }
 
+// Any type name SQLite gives INTEGER, TEXT, REAL or BLOB affinity is the
+// STRICT type of that affinity, so an ordinary table's column list works.
+TEST(TableSchemaTest, TypeNamesOfOrdinaryTables) {
+  TableSchema s;
+  ASSERT_TRUE(parse({"a BIGINT", "b VARCHAR(8)", "c FLOAT", "d DOUBLE PRECISION", "e CLOB",
+                     "f UNSIGNED BIG INT", "g NATIVE CHARACTER(70)", "h decimal_blob", "i REAL(3, -1)"},
+                    &s)
+                  .ok());
+  const ColumnType want[] = {ColumnType::kInteger, ColumnType::kText, ColumnType::kReal,
+                             ColumnType::kReal,    ColumnType::kText, ColumnType::kInteger,
+                             ColumnType::kText,    ColumnType::kBlob, ColumnType::kReal};
+  ASSERT_EQ(s.columns.size(), std::size(want));
+  for (size_t i = 0; i < s.columns.size(); ++i) EXPECT_EQ(s.columns[i].type, want[i]) << s.columns[i].name;
+}
+
+TEST(TableSchemaTest, UniqueConstraintsAreAutomaticIndexes) {
+  TableSchema s;
+  ASSERT_TRUE(parse({"id INTEGER PRIMARY KEY", "email TEXT CONSTRAINT e UNIQUE NOT NULL", "a INT", "b INT",
+                     "CONSTRAINT ab UNIQUE(a, b)", "UNIQUE INDEX by_b(b)", "INDEX by_a(a)"},
+                    &s)
+                  .ok());
+  ASSERT_EQ(s.indexes.size(), 4u);
+  EXPECT_EQ(s.indexes[0].name, "t_autoindex_1");
+  EXPECT_EQ(s.indexes[0].columns, (std::vector<int>{1}));
+  EXPECT_TRUE(s.indexes[0].unique && s.indexes[0].automatic);
+  EXPECT_TRUE(s.columns[1].not_null);
+  EXPECT_EQ(s.indexes[1].name, "t_autoindex_2");
+  EXPECT_EQ(s.indexes[1].columns, (std::vector<int>{2, 3}));
+  EXPECT_EQ(s.indexes[2].name, "by_b");
+  EXPECT_TRUE(s.indexes[2].unique && !s.indexes[2].automatic);
+  EXPECT_FALSE(s.indexes[3].unique);
+  EXPECT_TRUE(s.has_unique_index());
+  // SQLite checks the last index created first. A one-column INTEGER key
+  // gets its index at the end of the CREATE TABLE, after the UNIQUEs.
+  EXPECT_EQ(s.unique_check_order, (std::vector<int>{2, -1, 1, 0}));
+  s.name_automatic_indexes("users");
+  EXPECT_EQ(s.indexes[1].name, "users_autoindex_2");
+
+  ASSERT_TRUE(parse({"k TEXT PRIMARY KEY", "u INT UNIQUE"}, &s).ok());
+  EXPECT_EQ(s.unique_check_order, (std::vector<int>{0, -1}));
+  ASSERT_TRUE(parse({"u INT UNIQUE", "v INT"}, &s).ok());
+  EXPECT_EQ(s.unique_check_order, (std::vector<int>{-1, 0}));  // the rowid first
+}
+
 TEST(TableSchemaTest, InlineKeyImplicitKeyAndDefaults) {
   TableSchema s;
   ASSERT_TRUE(parse({"id INTEGER PRIMARY KEY", "v TEXT DEFAULT (upper('a'))"}, &s).ok());
@@ -64,9 +108,14 @@ TEST(TableSchemaTest, InlineKeyImplicitKeyAndDefaults) {
 }
 
 TEST(TableSchemaTest, Errors) {
-  EXPECT_EQ(parse_error({"a VARCHAR(10)"}),
-            "tuplekv_table: unknown type 'VARCHAR(10)' for column t.a (use INTEGER, REAL, TEXT, "
+  EXPECT_EQ(parse_error({"a DECIMAL(10, 2)"}),
+            "tuplekv_table: unknown type 'DECIMAL(10, 2)' for column t.a (use INTEGER, REAL, TEXT, "
             "BLOB or ANY)");
+  EXPECT_EQ(parse_error({"a NUMERIC"}),
+            "tuplekv_table: unknown type 'NUMERIC' for column t.a (use INTEGER, REAL, TEXT, "
+            "BLOB or ANY)");
+  EXPECT_EQ(parse_error({"a VARCHAR(x)"}),
+            "tuplekv_table: bad size in the type of column t.a in 'a VARCHAR(x)'");
   EXPECT_EQ(parse_error({"a INT", "PRIMARY KEY(b)"}),
             "tuplekv_table: PRIMARY KEY names unknown column 'b'");
   EXPECT_EQ(parse_error({"a INT", "A TEXT"}), "tuplekv_table: duplicate column name: A");
@@ -81,9 +130,10 @@ TEST(TableSchemaTest, Errors) {
             "tuplekv_table: unsupported column constraint 'CHECK' for column t.a");
   EXPECT_EQ(parse_error({"a TEXT COLLATE NOCASE"}),
             "tuplekv_table: column t.a: only COLLATE BINARY is supported");
-  EXPECT_EQ(parse_error({"UNIQUE(a)"}),
-            "tuplekv_table: UNIQUE constraints are not supported (use INDEX name(columns) for "
-            "an index)");
+  EXPECT_EQ(parse_error({"a INT", "UNIQUE(b)"}), "tuplekv_table: UNIQUE names unknown column 'b'");
+  EXPECT_EQ(parse_error({"a INT", "CHECK(a > 0)"}), "tuplekv_table: CHECK constraints are not supported");
+  EXPECT_EQ(parse_error({"a INT UNIQUE ON CONFLICT REPLACE"}),
+            "tuplekv_table: unsupported column constraint 'ON' for column t.a");
   EXPECT_EQ(parse_error({}), "tuplekv_table: no columns declared");
 }
 

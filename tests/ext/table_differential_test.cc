@@ -56,6 +56,7 @@ struct Column {
 
 struct Index {
   std::vector<std::string> columns;
+  bool unique = false;
 };
 
 class TableDiff {
@@ -152,6 +153,8 @@ class TableDiff {
       if (!c.key && pick(5) == 0) c.not_null = true;
     }
     memory_ = pick(3) == 0;
+    bool any_key = false;
+    for (const Column& c : columns_) any_key = any_key || (c.key && c.type == std::string("ANY"));
     for (int n = pick(3); n > 0; --n) {
       Index idx;
       for (int m = 1 + pick(2); m > 0; --m) {
@@ -160,6 +163,10 @@ class TableDiff {
           idx.columns.push_back(c);
         }
       }
+      // A unique index makes a multi-row UPDATE depend on the order rows
+      // are visited in, which differs over ANY key columns (tuple order
+      // against SQLite's; see ext/table_vtab.cc).
+      idx.unique = pick(4) == 0 && !any_key;
       indexes_.push_back(idx);
     }
   }
@@ -181,7 +188,8 @@ class TableDiff {
   std::string vtab_ddl() const {
     std::string s = "CREATE VIRTUAL TABLE t USING tuplekv_table(" + column_defs();
     for (size_t i = 0; i < indexes_.size(); ++i) {
-      s += ", INDEX t_i" + std::to_string(i) + "(" + join(indexes_[i].columns) + ")";
+      s += std::string(indexes_[i].unique ? ", UNIQUE" : ",") + " INDEX t_i" + std::to_string(i) + "(" +
+           join(indexes_[i].columns) + ")";
     }
     return s + (memory_ ? ", store=memory)" : ")");
   }
@@ -189,7 +197,8 @@ class TableDiff {
     std::string s = "CREATE TABLE t(" + column_defs() + ") STRICT" +
                     (key_.empty() ? "" : ", WITHOUT ROWID") + ";";
     for (size_t i = 0; i < indexes_.size(); ++i) {
-      s += " CREATE INDEX t_i" + std::to_string(i) + " ON t(" + join(indexes_[i].columns) + ");";
+      s += std::string(indexes_[i].unique ? " CREATE UNIQUE INDEX" : " CREATE INDEX") + " t_i" +
+           std::to_string(i) + " ON t(" + join(indexes_[i].columns) + ");";
     }
     return s;
   }

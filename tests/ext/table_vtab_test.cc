@@ -147,6 +147,36 @@ TEST_P(TableVtabTest, PlansUseKeysAndIndexes) {
   EXPECT_EQ(reads("SELECT name FROM users WHERE region GLOB 'e*'"), "2");
 }
 
+// UNIQUE as in a native table: NULLs are distinct, 2 and 2.0 are one ANY
+// value, each conflict clause, and a row's own entries are no conflict.
+TEST_P(TableVtabTest, UniqueConstraints) {
+  const std::string store = GetParam() == "memory" ? ", store=memory" : "";
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE u USING tuplekv_table(id INTEGER PRIMARY KEY, "
+                       "email VARCHAR(30) UNIQUE, a ANY, b ANY, UNIQUE(a, b)" + store + ");"
+                       "INSERT INTO u VALUES (1, 'x', 1, 1), (2, NULL, 2, NULL), (3, NULL, 2, NULL)"));
+  EXPECT_EQ(db_.error("INSERT INTO u VALUES (4, 'x', 9, 9)"), "UNIQUE constraint failed: u.email");
+  EXPECT_EQ(db_.error_code("INSERT INTO u VALUES (4, 'x', 9, 9)"), SQLITE_CONSTRAINT_UNIQUE);
+  EXPECT_EQ(db_.error("INSERT INTO u VALUES (4, 'y', 1.0, 1)"), "UNIQUE constraint failed: u.a, u.b");
+  // A failing row in a multi-row statement undoes the rows before it.
+  EXPECT_EQ(db_.error("INSERT INTO u VALUES (5, 'z', 5, 5), (6, 'z', 6, 6)"),
+            "UNIQUE constraint failed: u.email");
+  ASSERT_TRUE(db_.exec("INSERT OR IGNORE INTO u VALUES (7, 'x', 7, 7), (8, 'w', 8, 8)"));
+  ASSERT_TRUE(db_.exec("UPDATE u SET email = 'x', a = 1 WHERE id = 1"));  // its own values
+  ASSERT_TRUE(db_.exec("INSERT OR REPLACE INTO u VALUES (9, 'x', 2, NULL)"));
+  EXPECT_EQ(db_.rows("SELECT id, quote(email), a, quote(b) FROM u ORDER BY id"),
+            (Rows{{"2", "NULL", "2", "NULL"}, {"3", "NULL", "2", "NULL"}, {"8", "'w'", "8", "8"},
+                  {"9", "'x'", "2", "NULL"}}));
+  EXPECT_EQ(db_.error("UPDATE u SET email = 'w' WHERE id = 9"), "UNIQUE constraint failed: u.email");
+  EXPECT_EQ(db_.rows("SELECT id FROM u WHERE email = 'w'"), (Rows{{"8"}}));
+  EXPECT_NE(plan("SELECT id FROM u WHERE email = 'w'").find("index u_autoindex_1"), std::string::npos)
+      << plan("SELECT id FROM u WHERE email = 'w'");
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('u')"), "ok");
+  ASSERT_TRUE(db_.exec("ALTER TABLE u RENAME TO v"));
+  EXPECT_EQ(db_.rows("SELECT id FROM v WHERE email = 'x'"), (Rows{{"9"}}));
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('v')"), "ok");
+  EXPECT_EQ(db_.error("INSERT INTO v VALUES (10, 'x', 0, 0)"), "UNIQUE constraint failed: v.email");
+}
+
 TEST(TableVtabPlanTest, CompositeKeysTypedRangesAndAnyKeys) {
   Db db;
   ASSERT_TRUE(db.exec(
@@ -174,8 +204,8 @@ TEST(TableVtabPlanTest, CompositeKeysTypedRangesAndAnyKeys) {
 
 TEST(TableVtabSchemaTest, DeclarationErrorsAndImplicitKeys) {
   Db db;
-  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE t USING tuplekv_table(a VARCHAR)"),
-            "tuplekv_table: unknown type 'VARCHAR' for column t.a (use INTEGER, REAL, TEXT, BLOB or ANY)");
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE t USING tuplekv_table(a BOOLEAN)"),
+            "tuplekv_table: unknown type 'BOOLEAN' for column t.a (use INTEGER, REAL, TEXT, BLOB or ANY)");
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE t USING tuplekv_table(a INT, PRIMARY KEY(b))"),
             "tuplekv_table: PRIMARY KEY names unknown column 'b'");
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE t USING tuplekv_table(a INT, a TEXT)"),
@@ -214,7 +244,11 @@ TEST(TableVtabSchemaTest, RenameDropAndCheck) {
   EXPECT_EQ(db.error("SELECT tuplekv_check('nope')"), "tuplekv_check: no such table: nope");
   ASSERT_TRUE(db.exec("CREATE TABLE native(x)"));
   EXPECT_EQ(db.error("SELECT tuplekv_check('native')"), "tuplekv_check: native is not a tuplekv_table");
-  ASSERT_TRUE(db.exec("DROP TABLE users; DROP TABLE renamed"));
+  // A UNIQUE constraint's index follows the table's name.
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE uq USING tuplekv_table(k INT, e TEXT UNIQUE);"
+                      "INSERT INTO uq VALUES (1, 'a'); ALTER TABLE uq RENAME TO uq2"));
+  EXPECT_EQ(db.rows("SELECT tuple_repr(k) FROM uq2_kv"), (Rows{{"('uq2', 1)"}, {"('uq2_autoindex_1', 'a', 1)"}}));
+  ASSERT_TRUE(db.exec("DROP TABLE users; DROP TABLE renamed; DROP TABLE uq2"));
   EXPECT_EQ(db.value("SELECT count(*) FROM sqlite_schema"), "1");
 }
 

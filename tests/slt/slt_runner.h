@@ -425,13 +425,14 @@ class Runner {
       TableDef* def = &tables_[ci.table];
       for (const std::string& c : ci.index.columns) {
         bool found = false;
-        for (const ColumnDef& col : def->columns) found |= normalize_identifier(col.name) == normalize_identifier(c);
+        for (const std::string& col : def->columns) found |= normalize_identifier(col) == normalize_identifier(c);
         if (!found) {
           *rc = SQLITE_ERROR;
           *message = "no such column: " + c;
           return Handled::kDone;
         }
       }
+      ci.index.unique = ci.unique;
       def->indexes.push_back(ci.index);
       if (!rebuild(def, message)) {
         def->indexes.pop_back();

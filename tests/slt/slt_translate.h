@@ -4,24 +4,19 @@
 //   CREATE VIRTUAL TABLE t USING tuplekv_table(cols..., PRIMARY KEY(...),
 //                                              INDEX i(...), store=...)
 //
-// Adaptations (the runner counts each):
-//   * a column type becomes the STRICT type of its affinity: INT... ->
-//     INTEGER, CHAR/CLOB/TEXT -> TEXT, REAL/FLOA/DOUB -> REAL, BLOB or none
-//     -> ANY (no coercion, like BLOB affinity), anything else (NUMERIC
-//     affinity) -> ANY;
-//   * an inline `col ... PRIMARY KEY` becomes PRIMARY KEY(col) (an INTEGER
-//     PRIMARY KEY is then no longer a rowid alias);
-//   * CREATE [UNIQUE] INDEX on a translated table is folded into its
-//     declaration (SQLite refuses CREATE INDEX on a virtual table): the
-//     runner rebuilds the table with the index added. UNIQUE is dropped
-//     (the contract has no unique secondary index), and so are ASC/DESC (an
-//     index's order does not change results).
-// Anything else in a CREATE TABLE (UNIQUE or CHECK constraints, REFERENCES,
-// COLLATE, generated columns, conflict clauses, AS SELECT) leaves the table
-// native; expression and partial indexes are not applicable.
+// The column definitions and table constraints go through as written
+// (types, inline PRIMARY KEY, UNIQUE, DEFAULT ...): a tuplekv_table must
+// accept an ordinary table's column list. The one adaptation: SQLite
+// refuses CREATE INDEX on a virtual table, so CREATE [UNIQUE] INDEX on a
+// translated table is folded into its declaration as [UNIQUE] INDEX
+// name(cols) (ASC/DESC dropped: an index's order does not change results)
+// and the runner rebuilds the table with its rows. Temporary tables, AS
+// SELECT and table options stay native; expression and partial indexes
+// are not applicable.
 #ifndef TUPLEKV_TESTS_SLT_SLT_TRANSLATE_H_
 #define TUPLEKV_TESTS_SLT_SLT_TRANSLATE_H_
 
+#include <algorithm>
 #include <cctype>
 #include <optional>
 #include <string>
@@ -35,6 +30,7 @@ namespace tuplekv::slt {
 struct Token {
   std::string text;
   bool word = false;
+  size_t begin = 0, end = 0;  // where it is in the SQL
 };
 
 inline std::vector<Token> tokenize(std::string_view sql) {
@@ -59,7 +55,7 @@ inline std::vector<Token> tokenize(std::string_view sql) {
         }
         ++j;
       }
-      out.push_back({std::string(sql.substr(i, j + 1 - i)), c != '\''});
+      out.push_back({std::string(sql.substr(i, j + 1 - i)), c != '\'', i, std::min(j + 1, sql.size())});
       i = j + 1;
     } else if (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.' ||
                static_cast<unsigned char>(c) >= 0x80) {
@@ -68,10 +64,10 @@ inline std::vector<Token> tokenize(std::string_view sql) {
                                 sql[j] == '.' || static_cast<unsigned char>(sql[j]) >= 0x80)) {
         ++j;
       }
-      out.push_back({std::string(sql.substr(i, j - i)), true});
+      out.push_back({std::string(sql.substr(i, j - i)), true, i, j});
       i = j;
     } else {
-      out.push_back({std::string(1, c), false});
+      out.push_back({std::string(1, c), false, i, i + 1});
       ++i;
     }
   }
@@ -107,40 +103,18 @@ inline std::string join(const std::vector<Token>& t, size_t from, size_t to) {
   return out;
 }
 
-// The STRICT type a declared type's affinity maps to (SQLite "Determination
-// Of Column Affinity").
-inline std::string strict_type(std::string_view declared) {
-  const std::string t = upper(declared);
-  if (t.find("INT") != std::string::npos) return "INTEGER";
-  if (t.find("CHAR") != std::string::npos || t.find("CLOB") != std::string::npos ||
-      t.find("TEXT") != std::string::npos) {
-    return "TEXT";
-  }
-  if (t.empty() || t.find("BLOB") != std::string::npos) return "ANY";
-  if (t.find("REAL") != std::string::npos || t.find("FLOA") != std::string::npos ||
-      t.find("DOUB") != std::string::npos) {
-    return "REAL";
-  }
-  return "ANY";
-}
-
-struct ColumnDef {
-  std::string name;         // as written
-  std::string type;         // STRICT type
-  bool not_null = false;
-  std::string default_sql;  // "DEFAULT ..." or empty
-};
-
 struct IndexDef {
   std::string name;                  // as written
   std::vector<std::string> columns;  // as written
+  bool unique = false;
 };
 
 struct TableDef {
-  std::string name;  // as written
-  std::vector<ColumnDef> columns;
-  std::vector<std::string> primary_key;
-  std::vector<IndexDef> indexes;
+  std::string name;                  // as written
+  bool if_not_exists = false;
+  std::vector<std::string> items;    // column definitions and constraints, as written
+  std::vector<std::string> columns;  // column names, as written
+  std::vector<IndexDef> indexes;     // folded in from CREATE INDEX
 };
 
 // Splits the tokens between an opening parenthesis at `open` and its match
@@ -184,7 +158,9 @@ inline bool column_list(const std::vector<std::vector<Token>>& items, std::vecto
 enum class Parse { kNotThis, kOk, kUnsupported };
 
 // CREATE TABLE: kNotThis when `sql` is another statement; kUnsupported
-// (with *why) when it cannot become a tuplekv_table.
+// (with *why) when it cannot be declared as a tuplekv_table at all (a
+// temporary table, AS SELECT, table options). The column definitions and
+// table constraints are kept as written: tuplekv_table must take them.
 inline Parse parse_create_table(std::string_view sql, TableDef* out, std::string* why) {
   const std::vector<Token> t = tokenize(sql);
   if (t.size() < 4 || upper(t[0].text) != "CREATE") return Parse::kNotThis;
@@ -195,9 +171,9 @@ inline Parse parse_create_table(std::string_view sql, TableDef* out, std::string
   }
   if (upper(t[i].text) != "TABLE") return Parse::kNotThis;
   ++i;
-  if (upper(t[i].text) == "IF") {
-    *why = "IF NOT EXISTS";
-    return Parse::kUnsupported;
+  if (upper(t[i].text) == "IF" && i + 3 < t.size()) {
+    out->if_not_exists = true;
+    i += 3;
   }
   out->name = t[i++].text;
   if (i >= t.size() || t[i].text != "(") {
@@ -215,75 +191,11 @@ inline Parse parse_create_table(std::string_view sql, TableDef* out, std::string
       *why = "empty definition";
       return Parse::kUnsupported;
     }
+    out->items.emplace_back(sql.substr(item.front().begin, item.back().end - item.front().begin));
     const std::string head = upper(item[0].text);
-    if (head == "PRIMARY" && item.size() > 2 && upper(item[1].text) == "KEY") {
-      size_t close = 0;
-      std::vector<Token> rest(item.begin() + 2, item.end());
-      std::vector<std::string> cols;
-      if (!column_list(split_list(rest, 0, &close), &cols) || close + 1 != rest.size()) {
-        *why = "PRIMARY KEY clause";
-        return Parse::kUnsupported;
-      }
-      out->primary_key = cols;
-      continue;
-    }
-    if (head == "UNIQUE" || head == "CHECK" || head == "FOREIGN" || head == "CONSTRAINT") {
-      *why = head + " table constraint";
-      return Parse::kUnsupported;
-    }
-    ColumnDef col;
-    col.name = item[0].text;
-    size_t j = 1;
-    std::string declared;
-    while (j < item.size() && item[j].word) {
-      const std::string u = upper(item[j].text);
-      if (u == "PRIMARY" || u == "NOT" || u == "NULL" || u == "DEFAULT" || u == "UNIQUE" ||
-          u == "CHECK" || u == "REFERENCES" || u == "COLLATE" || u == "CONSTRAINT" ||
-          u == "GENERATED" || u == "AS") {
-        break;
-      }
-      declared += (declared.empty() ? "" : " ") + item[j].text;
-      ++j;
-    }
-    if (j < item.size() && item[j].text == "(") {  // VARCHAR(30), DECIMAL(10, 2)
-      while (j < item.size() && item[j].text != ")") ++j;
-      ++j;
-    }
-    col.type = strict_type(declared);
-    while (j < item.size()) {
-      const std::string u = upper(item[j].text);
-      if (u == "PRIMARY" && j + 1 < item.size() && upper(item[j + 1].text) == "KEY") {
-        if (!out->primary_key.empty()) {
-          *why = "two primary keys";
-          return Parse::kUnsupported;
-        }
-        out->primary_key = {col.name};
-        j += 2;
-        if (j < item.size() && (upper(item[j].text) == "ASC" || upper(item[j].text) == "DESC")) ++j;
-      } else if (u == "NOT" && j + 1 < item.size() && upper(item[j + 1].text) == "NULL") {
-        col.not_null = true;
-        j += 2;
-      } else if (u == "NULL") {
-        ++j;
-      } else if (u == "DEFAULT" && j + 1 < item.size()) {
-        // A literal, a signed number or a parenthesized expression.
-        size_t k = j + 1;
-        if (item[k].text == "-" || item[k].text == "+") ++k;
-        if (k < item.size() && item[k].text == "(") {
-          int depth = 0;
-          for (; k < item.size(); ++k) {
-            if (item[k].text == "(") ++depth;
-            if (item[k].text == ")" && --depth == 0) break;
-          }
-        }
-        col.default_sql = "DEFAULT " + join(item, j + 1, k + 1);
-        j = k + 1;
-      } else {
-        *why = "column constraint " + u;
-        return Parse::kUnsupported;
-      }
-    }
-    out->columns.push_back(std::move(col));
+    const bool constraint = head == "PRIMARY" || head == "UNIQUE" || head == "CHECK" ||
+                            head == "FOREIGN" || head == "CONSTRAINT";
+    if (!constraint) out->columns.push_back(item[0].text);
   }
   return Parse::kOk;
 }
@@ -333,30 +245,27 @@ inline std::vector<std::string> leading_words(std::string_view sql, size_t n) {
   return out;
 }
 
-// CREATE VIRTUAL TABLE <name> USING tuplekv_table(...), with `store=` when
-// `store` is not empty.
+// CREATE VIRTUAL TABLE <name> USING tuplekv_table(<the items as written>,
+// <folded indexes>), with `store=` when `store` is not empty.
 inline std::string render_tuplekv(const TableDef& table, const std::string& name,
                                   std::string_view store) {
-  std::string s = "CREATE VIRTUAL TABLE " + name + " USING tuplekv_table(";
+  std::string s = std::string("CREATE VIRTUAL TABLE ") + (table.if_not_exists ? "IF NOT EXISTS " : "") +
+                  name + " USING tuplekv_table(";
   bool first = true;
   auto add = [&](const std::string& part) {
     if (!first) s += ", ";
     s += part;
     first = false;
   };
-  for (const ColumnDef& c : table.columns) {
-    std::string def = c.name + " " + c.type;
-    if (c.not_null) def += " NOT NULL";
-    if (!c.default_sql.empty()) def += " " + c.default_sql;
-    add(def);
-  }
+  for (const std::string& item : table.items) add(item);
   auto list = [](const std::vector<std::string>& v) {
     std::string out;
     for (const std::string& x : v) out += (out.empty() ? "" : ", ") + x;
     return out;
   };
-  if (!table.primary_key.empty()) add("PRIMARY KEY(" + list(table.primary_key) + ")");
-  for (const IndexDef& i : table.indexes) add("INDEX " + i.name + "(" + list(i.columns) + ")");
+  for (const IndexDef& i : table.indexes) {
+    add(std::string(i.unique ? "UNIQUE " : "") + "INDEX " + i.name + "(" + list(i.columns) + ")");
+  }
   if (!store.empty()) add("store=" + std::string(store));
   return s + ")";
 }
