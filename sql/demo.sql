@@ -1,7 +1,7 @@
 -- tuplekv demo: run with
 --   sqlite3 -bail -cmd '.load build/release/tuplekv' :memory: < sql/demo.sql
 --
--- Walks through the tuple codec and the ordered key/value table, following
+-- Walks through the tuple codec and every table model, following
 -- FoundationDB's data-modeling guide: keys are packed tuples, so related
 -- facts sit next to each other and a tuple prefix is one range scan.
 .headers on
@@ -107,3 +107,18 @@ SELECT doc AS ada_langs FROM docs WHERE id = 1 AND path = '$.langs';
 UPDATE docs SET doc = '"de"' WHERE id = 1 AND path = '$.langs[#]';
 SELECT tuple_repr(k) AS stored_key, tuple_repr(v) AS leaf
 FROM docs_kv WHERE k < tuple_pack('docs', 2);
+
+-- 6. Typed tables and a secondary index ----------------------------------
+-- Users by region: rows under ('user', user_id), index entries under
+-- ('region_idx', region, user_id), written together; values checked as in
+-- a STRICT table.
+CREATE VIRTUAL TABLE users USING tuplekv_table(
+  user_id INTEGER, name TEXT NOT NULL, region TEXT,
+  PRIMARY KEY(user_id), INDEX region_idx(region), subspace=user);
+INSERT INTO users VALUES (1, 'Ada', 'EU'), (2, 'Alan', 'UK'), (3, 'Grace', 'US'), (4, 'Edsger', 'EU');
+SELECT user_id, name FROM users WHERE region = 'EU';
+UPDATE users SET region = 'EU' WHERE user_id = 2;
+SELECT region, count(*) AS users FROM users GROUP BY region;
+SELECT tuple_repr(k) AS stored_key, tuple_repr(v) AS stored_value
+FROM users_kv WHERE k < tuple_pack('region_idx', 'UK');
+SELECT tuplekv_check('users') AS index_check;
