@@ -754,8 +754,59 @@ Status unpack(BytesView packed, Tuple* out) {
   return Status::OK();
 }
 
+// Null, integers of up to 7 bytes, doubles, and strings and bytes without
+// escapes: nearly every element of a real key or row, read without the
+// general decoder. Anything else, and anything not canonical or not whole,
+// returns false and goes to the decoder, which also reports every error.
+bool TupleReader::fast_next() {
+  const uint8_t* p = as_u8(all_.data()) + pos_;
+  const size_t avail = all_.size() - pos_;
+  const uint8_t code = p[0];
+  size_t size = 0;
+  int64_t value = 0;
+  ElementType type;
+  if (code == 0x00) {
+    size = 1;
+    type = ElementType::kNull;
+  } else if (code >= 0x14 && code <= 0x1b) {
+    const size_t n = code - 0x14u;
+    if (avail < 1 + n || (n > 0 && p[1] == 0x00)) return false;
+    value = static_cast<int64_t>(load_be(p + 1, n));
+    size = 1 + n;
+    type = ElementType::kInt;
+  } else if (code >= 0x0d && code <= 0x13) {
+    const size_t n = 0x14u - code;
+    if (avail < 1 + n || p[1] == 0xff) return false;
+    value = static_cast<int64_t>(load_be(p + 1, n)) - static_cast<int64_t>((uint64_t{1} << (8 * n)) - 1);
+    size = 1 + n;
+    type = ElementType::kInt;
+  } else if (code == 0x21) {
+    if (avail < 9) return false;
+    size = 9;
+    type = ElementType::kDouble;
+  } else if (code == 0x01 || code == 0x02) {
+    const void* z = std::memchr(p + 1, 0, avail - 1);
+    if (z == nullptr) return false;
+    const size_t at = static_cast<size_t>(static_cast<const uint8_t*>(z) - p);
+    if (at + 1 < avail && p[at + 1] == 0xff) return false;  // escapes
+    if (code == 0x02 && internal::utf8_error_offset(p + 1, at - 1) != at - 1) return false;
+    size = at + 1;
+    type = code == 0x02 ? ElementType::kString : ElementType::kBytes;
+  } else {
+    return false;
+  }
+  raw_offset_ = pos_;
+  raw_ = all_.substr(pos_, size);
+  type_ = type;
+  has_escapes_ = false;
+  int_ = value;
+  pos_ += size;
+  return true;
+}
+
 bool TupleReader::next() {
   if (!status_.ok() || pos_ >= all_.size()) return false;
+  if (fast_next()) return true;
   const Decoder d(all_, 0);
   Scanned s;
   Status st = d.element<false>(pos_, 0, false, &s, nullptr);
@@ -821,6 +872,45 @@ KeyRange range(BytesView packed_prefix) {
   r.begin.push_back('\x00');
   r.end.push_back('\xff');
   return r;
+}
+
+}  // namespace tuplekv
+
+namespace tuplekv {
+
+size_t quick_element_size(BytesView in) {
+  if (in.empty()) return 0;
+  const auto code = static_cast<uint8_t>(in[0]);
+  size_t n = 0;  // payload bytes after the code
+  if (code == 0x00 || code == 0x26 || code == 0x27) {
+    n = 0;
+  } else if (code == 0x01 || code == 0x02) {
+    // Up to the first 00 that is not followed by FF.
+    size_t at = 1;
+    for (;;) {
+      const void* z = std::memchr(in.data() + at, 0, in.size() - at);
+      if (z == nullptr) return 0;
+      at = static_cast<size_t>(static_cast<const char*>(z) - in.data());
+      if (at + 1 < in.size() && static_cast<uint8_t>(in[at + 1]) == 0xff) {
+        at += 2;
+        continue;
+      }
+      return at + 1;
+    }
+  } else if (code >= 0x0c && code <= 0x1c) {
+    n = code >= 0x14 ? code - 0x14u : 0x14u - code;
+  } else if (code == 0x20) {
+    n = 4;
+  } else if (code == 0x21) {
+    n = 8;
+  } else if (code == 0x30) {
+    n = 16;
+  } else if (code == 0x33) {
+    n = 12;
+  } else {
+    return 0;
+  }
+  return 1 + n <= in.size() ? 1 + n : 0;
 }
 
 }  // namespace tuplekv

@@ -212,6 +212,14 @@ Status decode_element(BytesView* in, TupleValue* out, size_t base_offset = 0);
 //     if (r.type() == ElementType::kInt) use(r.int64_value());
 //   }
 //   if (!r.status().ok()) ...
+// The size of the top-level element at the start of `in`, from its type
+// code and terminator alone: its contents are not checked (UTF-8,
+// canonical integers), so a caller that uses the element must still decode
+// it. 0 when `in` is empty or truncated, or for codes this does not size
+// (nested tuples, arbitrary-precision integers, user types): fall back to
+// TupleReader then. Cheap enough to split a row into its columns.
+size_t quick_element_size(BytesView in);
+
 class TupleReader {
  public:
   explicit TupleReader(BytesView packed) : all_(packed) {}
@@ -243,6 +251,8 @@ class TupleReader {
   Status decode(TupleValue* out) const;
 
  private:
+  bool fast_next();
+
   BytesView all_;
   size_t pos_ = 0;
   size_t raw_offset_ = 0;

@@ -698,6 +698,34 @@ void TableLayout::index_key(size_t i, const Elements& row, BytesView key_element
   out->append(key_elements);
 }
 
+namespace {
+
+// Splits `in` into exactly `want` elements, calling put(i, element) for
+// each. Element sizes come from quick_element_size (no content checks: the
+// column that reads an element decodes it), with TupleReader for the codes
+// it does not size. false when the bytes are not `want` whole elements;
+// *implicit_int is whether the last element is an integer.
+template <typename Put>
+bool split_elements(BytesView in, size_t want, Put put, bool* last_is_int) {
+  size_t pos = 0;
+  for (size_t i = 0; i < want; ++i) {
+    const BytesView rest = in.substr(pos);
+    size_t n = quick_element_size(rest);
+    if (n == 0) {
+      TupleReader r(rest);
+      if (!r.next()) return false;
+      n = r.raw().size();
+    }
+    const auto code = static_cast<uint8_t>(rest[0]);
+    *last_is_int = code >= 0x0b && code <= 0x1d;
+    put(i, rest.substr(0, n));
+    pos += n;
+  }
+  return pos == in.size();
+}
+
+}  // namespace
+
 Status TableLayout::split_row(BytesView key, BytesView value, Elements* row,
                               BytesView* key_elements) const {
   if (key.size() < row_prefix_.size() || key.compare(0, row_prefix_.size(), row_prefix_) != 0) {
@@ -705,30 +733,20 @@ Status TableLayout::split_row(BytesView key, BytesView value, Elements* row,
   }
   row->resize(schema_.columns.size());
   *key_elements = key.substr(row_prefix_.size());
-  {
-    TupleReader r(*key_elements);
-    size_t n = 0;
-    const size_t want = schema_.key_size();
-    while (n < want && r.next()) {
-      if (!schema_.key.empty()) (*row)[static_cast<size_t>(schema_.key[n])] = r.raw();
-      ++n;
-    }
-    TUPLEKV_RETURN_IF_ERROR(r.status());
-    if (n != want || !r.rest().empty()) {
-      return Status::Corruption("table: a row key with the wrong number of key elements");
-    }
-    if (schema_.key.empty() && r.type() != ElementType::kInt) {
-      return Status::Corruption("table: an implicit row key that is not an integer");
-    }
+  bool is_int = false;
+  const bool implicit = schema_.key.empty();
+  if (!split_elements(
+          *key_elements, schema_.key_size(),
+          [&](size_t i, BytesView e) {
+            if (!implicit) (*row)[static_cast<size_t>(schema_.key[i])] = e;
+          },
+          &is_int)) {
+    return Status::Corruption("table: a row key with the wrong number of key elements");
   }
-  TupleReader r(value);
-  size_t n = 0;
-  while (n < schema_.values.size() && r.next()) {
-    (*row)[static_cast<size_t>(schema_.values[n])] = r.raw();
-    ++n;
-  }
-  TUPLEKV_RETURN_IF_ERROR(r.status());
-  if (n != schema_.values.size() || !r.rest().empty()) {
+  if (implicit && !is_int) return Status::Corruption("table: an implicit row key that is not an integer");
+  if (!split_elements(
+          value, schema_.values.size(),
+          [&](size_t i, BytesView e) { (*row)[static_cast<size_t>(schema_.values[i])] = e; }, &is_int)) {
     return Status::Corruption("table: a row value with the wrong number of columns");
   }
   return Status::OK();

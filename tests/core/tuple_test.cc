@@ -644,6 +644,40 @@ TEST(TupleReaderTest, StopsAtTheFirstError) {
   EXPECT_TRUE(empty.at_end());
 }
 
+// The reader's fast path for common elements must refuse what the decoder
+// refuses: each of these is an error with the decoder's message, never a
+// value.
+TEST(TupleReaderTest, FastPathRefusesWhatTheDecoderRefuses) {
+  for (const char* hex : {"15 00", "16 00 01", "13 FF", "12 FF 00", "02 61 FF 00", "02 C0 80 00",
+                          "02 61", "01 61", "21 00 00", "17 01"}) {
+    const Bytes in = H(hex);
+    TupleReader r(in);
+    EXPECT_FALSE(r.next()) << hex;
+    Tuple t;
+    const Status decoded = unpack(in, &t);
+    ASSERT_FALSE(decoded.ok()) << hex;
+    EXPECT_EQ(r.status().message(), decoded.message()) << hex;
+  }
+  // And reads what it takes exactly as the decoder does.
+  for (const char* hex : {"00", "14", "1B 7F FF FF FF FF FF FF", "0D 80 00 00 00 00 00 00", "13 00",
+                          "02 00", "01 00", "02 E6 97 A5 00", "21 80 00 00 00 00 00 00 00"}) {
+    const Bytes in = H(hex);
+    TupleReader r(in);
+    ASSERT_TRUE(r.next()) << hex;
+    TupleValue v;
+    ASSERT_TRUE(r.decode(&v).ok()) << hex;
+    Tuple t;
+    ASSERT_TRUE(unpack(in, &t).ok()) << hex;
+    ASSERT_EQ(t.size(), 1u);
+    EXPECT_EQ(v, t[0]) << hex;
+    EXPECT_EQ(r.type(), t[0].type()) << hex;
+    if (r.type() == ElementType::kInt) {
+      EXPECT_EQ(r.int64_value(), t[0].as_int64()) << hex;
+    }
+    EXPECT_TRUE(r.rest().empty()) << hex;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Random tuples: round trips and the order invariant.
 
@@ -812,6 +846,38 @@ TEST(TupleRandom, RoundTripsThroughPackUnpackAndReader) {
     }
     EXPECT_TRUE(r.at_end()) << r.status().message();
     EXPECT_EQ(n, t.size());
+  }
+}
+
+// quick_element_size agrees with TupleReader wherever it gives a size, and
+// stays inside its input on hostile bytes.
+TEST(TupleRandom, QuickElementSizeMatchesTheReader) {
+  TupleGen gen(20261123);
+  size_t sized = 0;
+  for (int i = 0; i < 5000; ++i) {
+    Bytes b;
+    ASSERT_TRUE(pack(gen.tuple(0, true), &b).ok());
+    TupleReader r(b);
+    while (r.next()) {
+      const BytesView at = BytesView(b).substr(r.offset());
+      const size_t n = quick_element_size(at);
+      if (n != 0) {
+        EXPECT_EQ(n, r.raw().size()) << i;
+        ++sized;
+      }
+      // Truncated (a string cut after an escaped 00 is a shorter string):
+      // never a size past the end.
+      for (size_t cut = 0; cut < r.raw().size(); ++cut) {
+        EXPECT_LE(quick_element_size(at.substr(0, cut)), cut);
+      }
+    }
+  }
+  EXPECT_GT(sized, 5000u);  // most top-level elements are sized without the reader
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 20000; ++i) {
+    Bytes junk(rng() % 24, '\0');
+    for (char& c : junk) c = static_cast<char>(rng() % 4 == 0 ? 0 : rng());
+    EXPECT_LE(quick_element_size(junk), junk.size());
   }
 }
 

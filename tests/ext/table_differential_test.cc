@@ -21,13 +21,15 @@
 //
 // Defaults: 25 rounds of 850 statements from seed 1 (21,250 statements).
 // Longer runs:
-//   TUPLEKV_DIFF_SEED=7 TUPLEKV_DIFF_ROUNDS=400 ./table_differential_test
-// (TUPLEKV_DIFF_STATEMENTS sets statements per round). A failure prints
+//   ./table_differential_test --seed=7 --rounds=400 [--statements=850]
+// or the same through TUPLEKV_DIFF_SEED, TUPLEKV_DIFF_ROUNDS and
+// TUPLEKV_DIFF_STATEMENTS; --round=r replays round r alone. A failure prints
 // the seed, round and statement so it can be replayed.
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <map>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -39,7 +41,21 @@
 namespace tuplekv::testing {
 namespace {
 
+// Command-line options (--seed=N, --rounds=N, --statements=N, --round=N),
+// which win over the environment variables of the same meaning.
+std::map<std::string, uint64_t>& flags() {
+  static std::map<std::string, uint64_t> f;
+  return f;
+}
+
 uint64_t env_number(const char* name, uint64_t fallback) {
+  static const std::map<std::string, std::string> kFlagOf = {{"TUPLEKV_DIFF_SEED", "seed"},
+                                                             {"TUPLEKV_DIFF_ROUNDS", "rounds"},
+                                                             {"TUPLEKV_DIFF_STATEMENTS", "statements"},
+                                                             {"TUPLEKV_DIFF_ROUND", "round"}};
+  if (const auto f = kFlagOf.find(name); f != kFlagOf.end()) {
+    if (const auto v = flags().find(f->second); v != flags().end()) return v->second;
+  }
   const char* v = std::getenv(name);
   if (v == nullptr || *v == '\0') return fallback;
   return std::strtoull(v, nullptr, 10);
@@ -552,3 +568,19 @@ TEST(TableDifferentialTest, RandomSchemasAndStatementsMatchNative) {
 
 }  // namespace
 }  // namespace tuplekv::testing
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const size_t eq = a.find('=');
+    const std::string name = a.rfind("--", 0) == 0 && eq != std::string::npos ? a.substr(2, eq - 2) : "";
+    if (name != "seed" && name != "rounds" && name != "statements" && name != "round") {
+      std::fprintf(stderr, "unknown option %s (use --seed=N --rounds=N --statements=N --round=N)\n",
+                   a.c_str());
+      return 2;
+    }
+    tuplekv::testing::flags()[name] = std::strtoull(a.c_str() + eq + 1, nullptr, 10);
+  }
+  return RUN_ALL_TESTS();
+}
