@@ -19,6 +19,13 @@
 // SQLITE_CONSTRAINT_DATATYPE; the message is the same (ext/table_write.cc
 // says why).
 //
+// Not drawn, because the outcome depends on the order rows are visited in
+// rather than on the rows: FAIL, IGNORE or REPLACE over several rows that
+// can conflict. Left in, and known to differ now and then over long runs
+// (README, "Known difference"): min/max/GROUP BY over ANY columns holding
+// values SQLite calls equal (1 and 1.0), whose representative follows the
+// visiting order.
+//
 // Defaults: 25 rounds of 850 statements from seed 1 (21,250 statements).
 // Longer runs:
 //   ./table_differential_test --seed=7 --rounds=400 [--statements=850]
@@ -185,6 +192,25 @@ class TableDiff {
       idx.unique = pick(4) == 0 && !any_key;
       indexes_.push_back(idx);
     }
+  }
+
+  // SQLite 3.40's own DELETE on a WITHOUT ROWID table can delete fewer
+  // rows than its SELECT with the same WHERE finds when the WHERE ORs a
+  // term with an IN subquery on the same table (the subquery then sees some
+  // deletions); a virtual table is always deleted in two passes and gets
+  // the SELECT's rows. Such WHEREs are drawn again.
+  std::string delete_where() {
+    for (;;) {
+      std::string w = where();
+      if (w.find(" OR ") == std::string::npos || w.find("(SELECT") == std::string::npos) return w;
+    }
+  }
+
+  bool in_unique_index(const std::string& column) const {
+    for (const Index& i : indexes_) {
+      if (i.unique && std::find(i.columns.begin(), i.columns.end(), column) != i.columns.end()) return true;
+    }
+    return false;
   }
 
   std::string column_defs() const {
@@ -409,7 +435,10 @@ class TableDiff {
           return std::string("UPDATE") + kConflict[pick(6)] + " @T SET " + c.name + " = " + rhs +
                  " WHERE " + key_match();
         }
-        const std::string clause = kNoFail[pick(4)];
+        std::string clause = kNoFail[pick(4)];
+        // Under IGNORE or REPLACE, which of several rows keeps a value a
+        // unique index allows once depends on visiting order too.
+        if (in_unique_index(c.name) && (clause == " OR IGNORE" || clause == " OR REPLACE")) clause = "";
         strict_ = risky_clause(clause) || key_.empty();
         const std::string value = pick(3) == 0 ? c.name : maybe_null(c);
         return "UPDATE" + clause + " @T SET " + c.name + " = " + value + where();
@@ -425,10 +454,10 @@ class TableDiff {
           return std::string("UPDATE") + kConflict[pick(5)] + " @T SET rowid = " +
                  std::to_string(1 + pick(15)) + " WHERE " + key_match();
         }
-        return "DELETE FROM @T" + where();
+        return "DELETE FROM @T" + delete_where();
       case 9:
       case 10:
-        return "DELETE FROM @T" + where();
+        return "DELETE FROM @T" + delete_where();
       case 11:
       case 12: {
         std::string s = "SELECT " + select_list() + " FROM @T" + where() + " ORDER BY ";
