@@ -22,6 +22,7 @@
 #include "core/subspace.h"
 #include "core/tuple.h"
 #include "ext/errors.h"
+#include "ext/strict_values.h"
 #include "ext/table_storage.h"
 #include "ext/values.h"
 
@@ -84,6 +85,40 @@ class AnyValueReader final : public FilterValueReader {
         return Status::OK();
     }
   }
+};
+
+// AnyValueReader for a key order whose positions may be typed columns:
+// gives = and IN values the affinity SQLite gives them (keyspace_vtab.h).
+class TypedValueReader final : public FilterValueReader {
+ public:
+  explicit TypedValueReader(const model::ColumnType* position_types) : types_(position_types) {}
+
+  Status read(const PlanTerm& term, sqlite3_value* v, FilterValue* out) override {
+    const bool equality = term.op == PlanOp::kEq || term.op == PlanOp::kIn;
+    if (!equality || term.column < 0 || term.column > 1) return any_.read(term, v, out);
+    const model::ColumnType type = types_[term.column];
+    const int vt = sqlite3_value_type(v);
+    if (type == model::ColumnType::kText && (vt == SQLITE_INTEGER || vt == SQLITE_FLOAT)) {
+      whole_scan = true;
+      return any_.read(term, v, out);
+    }
+    if ((type == model::ColumnType::kInteger || type == model::ColumnType::kReal) && vt == SQLITE_TEXT) {
+      // Numeric affinity changes the value it is applied to: a copy.
+      sqlite3_value* d = sqlite3_value_dup(v);
+      if (d == nullptr) return Status::NoMemory();
+      (void)sqlite3_value_numeric_type(d);
+      const Status s = any_.read(term, d, out);
+      sqlite3_value_free(d);
+      return s;
+    }
+    return any_.read(term, v, out);
+  }
+
+  bool whole_scan = false;  // a value no lookup can serve: scan everything
+
+ private:
+  const model::ColumnType* types_;  // per key position of the order
+  AnyValueReader any_;
 };
 
 }  // namespace
@@ -202,13 +237,24 @@ Status PairCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_va
     TUPLEKV_ASSIGN_OR_RETURN(plan_, t->plans[static_cast<size_t>(order_)]->get(idx_str));
     plan_text_ = std::move(text);
   }
-  AnyValueReader reader;
+  const bool swapped = t->spec.model->order_swapped(order_);
+  const model::ColumnType position_types[2] = {swapped ? t->spec.b_type : t->spec.a_type,
+                                               swapped ? t->spec.a_type : t->spec.b_type};
+  TypedValueReader reader(position_types);
   TUPLEKV_RETURN_IF_ERROR(read_filter_args(*plan_, argc, argv, &reader, &args_));
   TUPLEKV_RETURN_IF_ERROR(expand_equal_args());
   const IndexShape& shape = t->shapes[static_cast<size_t>(order_)];
-  TUPLEKV_RETURN_IF_ERROR(builder_.build(*plan_, shape.columns,
-                                         t->spec.model->order_prefix(order_), args_.data(),
-                                         plan_->terms.size(), &spec_));
+  if (reader.whole_scan) {
+    // Every constraint is re-checked by SQLite (omit=0) and none narrows
+    // this scan; the plan of a table without constraints has no LIMIT.
+    static const Plan kWholeOrder;
+    TUPLEKV_RETURN_IF_ERROR(builder_.build(kWholeOrder, shape.columns, t->spec.model->order_prefix(order_),
+                                           nullptr, 0, &spec_));
+  } else {
+    TUPLEKV_RETURN_IF_ERROR(builder_.build(*plan_, shape.columns,
+                                           t->spec.model->order_prefix(order_), args_.data(),
+                                           plan_->terms.size(), &spec_));
+  }
   point_ = spec_.point;
   limited_ = spec_.has_limit;
   remaining_ = spec_.limit;
@@ -376,7 +422,15 @@ Status PairTable::open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& re
   // Checked before anything is created, so a bad option leaves no shadow table.
   TUPLEKV_RETURN_IF_ERROR(open_fn(positional, opts, prefix, &spec));
 
-  std::string decl = "CREATE TABLE x(\"" + spec.a_name + "\", \"" + spec.b_name + "\"";
+  // A typed column is declared with its type: SQLite's re-check then
+  // compares with its affinity, as for a STRICT table's column.
+  auto declared = [](const std::string& column, model::ColumnType type) {
+    std::string d = "\"" + column + "\"";
+    if (type != model::ColumnType::kAny) d += " " + std::string(model::column_type_name(type));
+    return d;
+  };
+  std::string decl = "CREATE TABLE x(" + declared(spec.a_name, spec.a_type) + ", " +
+                     declared(spec.b_name, spec.b_type);
   if (!spec.value_name.empty()) decl += ", \"" + spec.value_name + "\"";
   decl += ", raw HIDDEN, PRIMARY KEY(raw)) WITHOUT ROWID";
   int rc = sqlite3_declare_vtab(db, decl.c_str());
@@ -459,6 +513,25 @@ bool PairTable::encode_key_column(sqlite3_value* v, int i, int on_conflict, Byte
     *rc = fail(Status::Constraint(ConstraintKind::kNotNull,
                                   "NOT NULL constraint failed: " + name + "." + column_name(i)));
     return false;
+  }
+  if (column_type(i) != model::ColumnType::kAny) {
+    SqliteConversions conv;
+    conv.set_source(v);
+    model::SqlValue coerced;
+    const Status c = model::coerce(column_type(i), sql_value_of(v), &conv, name, column_name(i), &coerced,
+                                   &coerced_text, i == 0 ? spec.a_type_label : spec.b_type_label);
+    if (!c.ok()) {
+      *rc = strict_type_error_code(db, on_conflict, fail(c));
+      return false;
+    }
+    out->clear();
+    if (!model::append_element(coerced, out).ok()) {
+      *rc = fail(Status::InvalidArgument(module + ": TEXT value for " + name + "." + column_name(i) +
+                                         " is not valid UTF-8"));
+      if (on_conflict == SQLITE_IGNORE) *rc = SQLITE_MISMATCH;
+      return false;
+    }
+    return true;
   }
   const Status s = encode_any(v, out);
   if (!s.ok()) {
@@ -636,6 +709,12 @@ int PairTable::update(int argc, sqlite3_value** argv) {
       return fail(Status::InvalidArgument(module + ": raw is the stored key of " + name +
                                           ", it cannot be written"));
     }
+    // NOT NULL of every column before any type check, as SQLite orders them.
+    for (int i = 0; i < 2; ++i) {
+      if (sqlite3_value_type(cols[i]) == SQLITE_NULL && !encode_key_column(cols[i], i, on_conflict, &a_buf, &rc)) {
+        return rc;
+      }
+    }
     if (!encode_key_column(cols[0], 0, on_conflict, &a_buf, &rc)) return rc;
     if (!encode_key_column(cols[1], 1, on_conflict, &b_buf, &rc)) return rc;
     value_buf.clear();
@@ -672,6 +751,12 @@ int PairTable::update(int argc, sqlite3_value** argv) {
   const bool a_given = !sqlite3_value_nochange(cols[0]);
   const bool b_given = !sqlite3_value_nochange(cols[1]);
   const bool v_given = vc >= 0 && !sqlite3_value_nochange(cols[vc]);
+  for (int i = 0; i < 2; ++i) {
+    if ((i == 0 ? a_given : b_given) && sqlite3_value_type(cols[i]) == SQLITE_NULL &&
+        !encode_key_column(cols[i], i, on_conflict, &a_buf, &rc)) {
+      return rc;
+    }
+  }
   if (a_given) {
     if (!encode_key_column(cols[0], 0, on_conflict, &a_buf, &rc)) return rc;
   } else {

@@ -1,6 +1,7 @@
 // Shared machinery of the virtual tables whose rows are keyed by two
-// untyped (ANY) values stored as tuple elements: tuplekv_cells (row, col)
-// and tuplekv_multimap (key, value). Each of those files supplies a
+// values stored as tuple elements: tuplekv_cells (row, col) and
+// tuplekv_multimap (key, value), untyped (ANY) unless a module declares a
+// STRICT type for a column (typed columns below). Each of those files supplies a
 // PairModel (its key layout, over core/model/) and its options; this file
 // does the rest once: options common to every keyspace table (subspace=,
 // store=), the store (shadow table or per-connection memory store), the
@@ -25,6 +26,16 @@
 //     (a BLOB lower bound); otherwise they scan the whole remaining range;
 //     SQLite re-checks every constraint (omit=0), ORDER BY is never
 //     consumed, LIMIT/OFFSET are pushed down only without constraints.
+//
+// Typed columns keep those plans (every stored value of a typed column is
+// also a valid ANY value) and add what a STRICT column does: writes are
+// coerced and checked (core coerce()), the column is declared with its
+// type so SQLite's re-check compares with its affinity, and xFilter gives
+// the right-hand sides of = and IN the affinity SQLite gives them: numeric
+// for INTEGER and REAL ('3' finds 3). A number compared with a TEXT column
+// may be turned into text (a literal) or compare numerically (a column of
+// another table), which xFilter cannot tell apart: that scan reads the
+// whole table and SQLite's re-check decides.
 #ifndef TUPLEKV_EXT_KEYSPACE_VTAB_H_
 #define TUPLEKV_EXT_KEYSPACE_VTAB_H_
 
@@ -34,6 +45,7 @@
 #include <vector>
 
 #include "core/bytes.h"
+#include "core/model/table.h"
 #include "core/status.h"
 #include "core/store.h"
 #include "ext/errors.h"
@@ -100,6 +112,11 @@ struct PairCursor;
 struct PairSpec {
   std::string a_name;
   std::string b_name;
+  // Column types of a and b (tuplekv_multimap(student TEXT, ...)): values
+  // are coerced and checked as in a STRICT table; ANY keeps them as given.
+  model::ColumnType a_type = model::ColumnType::kAny;
+  model::ColumnType b_type = model::ColumnType::kAny;
+  std::string_view a_type_label, b_type_label;  // for messages (model::declared_type_label)
   std::string value_name;  // empty: no value column (the stored value is '')
   std::unique_ptr<PairModel> model;
 };
@@ -132,6 +149,9 @@ struct PairTable : sqlite3_vtab {
   std::vector<std::unique_ptr<PlanCache>> plans;
   std::vector<PairCursor*> spare_cursors;  // owned
 
+  model::ColumnType column_type(int i) const {
+    return i == 0 ? spec.a_type : i == 1 ? spec.b_type : model::ColumnType::kAny;
+  }
   int value_column() const { return spec.value_name.empty() ? -1 : 2; }
   int raw_column() const { return spec.value_name.empty() ? 2 : 3; }
   const std::string& column_name(int i) const {
@@ -179,6 +199,7 @@ struct PairTable : sqlite3_vtab {
 
   // xUpdate scratch.
   Bytes a_buf, b_buf, value_buf, old_a, old_b, old_value, found_a, found_b;
+  std::string coerced_text;
 
  private:
   int fail(const Status& s) { return set_vtab_error(this, s); }

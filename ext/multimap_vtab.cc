@@ -12,8 +12,10 @@
 //   CREATE TABLE enroll(student ANY NOT NULL, class ANY NOT NULL,
 //                       PRIMARY KEY(student, class)) STRICT, WITHOUT ROWID
 // plus a hidden column `raw`, the stored key. The two column names are
-// the first two arguments (default `key`, `value`); a type after a name
-// may only be ANY for now.
+// the first two arguments (default `key`, `value`), each optionally typed
+// as in tuplekv_table: tuplekv_multimap(student TEXT, class INTEGER)
+// behaves like the same table with those STRICT types (values coerced and
+// checked, '3' finds 3 in the INTEGER column; ext/keyspace_vtab.h).
 //
 // KEY LAYOUT (DESIGN.md §4), S the subspace prefix pack((NAME,)):
 //   pair (k, v)             pack((S, k, v))             -> ''
@@ -32,6 +34,7 @@
 // 2.0 are one value, as in SQLite) is "UNIQUE constraint failed:
 // enroll.student, enroll.class"; OR IGNORE skips it, OR REPLACE keeps one.
 #include <cctype>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -117,8 +120,10 @@ class MultimapModel final : public PairModel {
   Bytes key_;
 };
 
-// "name" or "name ANY" -> name.
-Status column_name(const std::string& arg, std::string* out) {
+// "name" or "name TYPE" -> name and type: a STRICT type name or any name
+// SQLite gives one's affinity (core/model/table.h), size arguments allowed.
+Status column_def(const std::string& arg, std::string* out, model::ColumnType* type_out,
+                  std::string_view* label_out) {
   const size_t space = arg.find_first_of(" \t\n");
   std::string name = dequote(arg.substr(0, space));
   std::string type;
@@ -129,9 +134,17 @@ Status column_name(const std::string& arg, std::string* out) {
   if (name.empty() || name == "raw") {
     return Status::InvalidArgument(std::string(kModule) + ": bad column name '" + arg + "'");
   }
-  if (!type.empty() && sqlite3_stricmp(type.c_str(), "ANY") != 0) {
-    return Status::NotSupported(std::string(kModule) + ": column type '" + type + "' of " + name +
-                                " is not supported (only ANY)");
+  *type_out = model::ColumnType::kAny;
+  if (!type.empty()) {
+    std::string words = type.substr(0, type.find('('));
+    while (!words.empty() && std::isspace(static_cast<unsigned char>(words.back()))) words.pop_back();
+    const std::optional<model::ColumnType> t = model::column_type_of(words);
+    if (!t || words.empty() || words.find_first_of("\"'`[") != std::string::npos) {
+      return Status::InvalidArgument(std::string(kModule) + ": unknown type '" + type + "' for column " +
+                                     name + " (use INTEGER, REAL, TEXT, BLOB or ANY)");
+    }
+    *type_out = *t;
+    *label_out = model::declared_type_label(words, *t);
   }
   *out = std::move(name);
   return Status::OK();
@@ -147,8 +160,8 @@ Status open_multimap(const std::vector<std::string>& positional,
   spec->a_name = "key";
   spec->b_name = "value";
   if (positional.size() == 2) {
-    TUPLEKV_RETURN_IF_ERROR(column_name(positional[0], &spec->a_name));
-    TUPLEKV_RETURN_IF_ERROR(column_name(positional[1], &spec->b_name));
+    TUPLEKV_RETURN_IF_ERROR(column_def(positional[0], &spec->a_name, &spec->a_type, &spec->a_type_label));
+    TUPLEKV_RETURN_IF_ERROR(column_def(positional[1], &spec->b_name, &spec->b_type, &spec->b_type_label));
     if (sqlite3_stricmp(spec->a_name.c_str(), spec->b_name.c_str()) == 0) {
       return Status::InvalidArgument(std::string(kModule) + ": duplicate column name " +
                                      spec->a_name);

@@ -115,73 +115,7 @@ std::string quote_identifier(const std::string& s) {
   return out;
 }
 
-BytesView blob_view(sqlite3_value* v) {
-  const void* p = sqlite3_value_blob(v);
-  const int n = sqlite3_value_bytes(v);
-  return p == nullptr ? BytesView() : BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
-}
-
 }  // namespace
-
-// ---------------------------------------------------------------------------
-// Values
-
-model::SqlValue sql_value_of(sqlite3_value* v) {
-  model::SqlValue out;
-  switch (sqlite3_value_type(v)) {
-    case SQLITE_INTEGER:
-      out.kind = model::SqlValue::Kind::kInteger;
-      out.i = sqlite3_value_int64(v);
-      break;
-    case SQLITE_FLOAT:
-      out.kind = model::SqlValue::Kind::kReal;
-      out.r = sqlite3_value_double(v);
-      break;
-    case SQLITE_TEXT: {
-      out.kind = model::SqlValue::Kind::kText;
-      const unsigned char* p = sqlite3_value_text(v);
-      out.bytes = p == nullptr ? BytesView()
-                               : BytesView(reinterpret_cast<const char*>(p),
-                                           static_cast<size_t>(sqlite3_value_bytes(v)));
-      break;
-    }
-    case SQLITE_BLOB:
-      out.kind = model::SqlValue::Kind::kBlob;
-      out.bytes = blob_view(v);
-      break;
-    default:
-      break;
-  }
-  return out;
-}
-
-model::SqlValue SqliteConversions::numeric(const model::SqlValue& v) {
-  model::SqlValue out = v;
-  if (source_ == nullptr) return out;
-  // A copy: numeric affinity changes the value it is applied to.
-  sqlite3_value* d = sqlite3_value_dup(source_);
-  if (d == nullptr) throw std::bad_alloc();
-  const int type = sqlite3_value_numeric_type(d);
-  if (type == SQLITE_INTEGER) {
-    out.kind = model::SqlValue::Kind::kInteger;
-    out.i = sqlite3_value_int64(d);
-  } else if (type == SQLITE_FLOAT) {
-    out.kind = model::SqlValue::Kind::kReal;
-    out.r = sqlite3_value_double(d);
-  }
-  sqlite3_value_free(d);
-  return out;
-}
-
-void SqliteConversions::text(const model::SqlValue& v, std::string* out) {
-  // SQLite renders numbers itself (REAL as "%!.15g"); ask it.
-  char* s = v.kind == model::SqlValue::Kind::kInteger
-                ? sqlite3_mprintf("%lld", static_cast<long long>(v.i))
-                : sqlite3_mprintf("%!.15g", v.r);
-  if (s == nullptr) throw std::bad_alloc();
-  out->assign(s);
-  sqlite3_free(s);
-}
 
 // ---------------------------------------------------------------------------
 // The table

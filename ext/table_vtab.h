@@ -19,6 +19,7 @@
 #include "ext/memory_registry.h"
 #include "ext/sqlite_api.h"
 #include "ext/sqlite_store.h"
+#include "ext/strict_values.h"
 
 namespace tuplekv::ext::table {
 
@@ -40,21 +41,8 @@ struct Candidate {
   std::unique_ptr<PlanCache> plans;
 };
 
-// SQLite's conversions (numeric affinity, number -> text) for coerce().
-class SqliteConversions final : public model::SqlConversions {
- public:
-  model::SqlValue numeric(const model::SqlValue& v) override;
-  void text(const model::SqlValue& v, std::string* out) override;
-  // The value the next calls convert (they need SQLite's own copy).
-  void set_source(sqlite3_value* v) { source_ = v; }
-
- private:
-  sqlite3_value* source_ = nullptr;
-  std::string text_;
-};
-
-// Reads an SQL value as a model::SqlValue (views into the value).
-model::SqlValue sql_value_of(sqlite3_value* v);
+using ext::SqliteConversions;
+using ext::sql_value_of;
 
 struct TableCursor;
 

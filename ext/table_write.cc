@@ -377,21 +377,10 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
     }
     w.conv.set_source(src[c]);
     Status st = model::coerce(s.columns[c].type, sql_value_of(src[c]), &w.conv, t.name,
-                              s.columns[c].name, &w.values[c], &w.text_bufs[c]);
+                              s.columns[c].name, &w.values[c], &w.text_bufs[c], s.columns[c].type_label);
     if (!st.ok()) {
-      // A STRICT table's type error is not a conflict: it ignores OR
-      // IGNORE/REPLACE, and SQLite opens no statement journal for it but
-      // under ABORT. A constraint code from xUpdate would follow the
-      // statement's conflict clause instead (skipped under IGNORE, the
-      // transaction rolled back under ROLLBACK), so it is returned only
-      // where that gives the native outcome: under ABORT (the statement is
-      // undone) and under FAIL inside a transaction (earlier rows stay).
-      // Elsewhere SQLITE_MISMATCH, with the same message, undoes the
-      // statement.
-      const int rc = fail(st);
-      const bool native_code = on_conflict == SQLITE_ABORT || on_conflict == SQLITE_REPLACE ||
-                               (on_conflict == SQLITE_FAIL && !sqlite3_get_autocommit(t.db));
-      return native_code ? rc : SQLITE_MISMATCH;
+      // Not a conflict: ext/strict_values.h says which code gives SQLite's outcome.
+      return strict_type_error_code(t.db, on_conflict, fail(st));
     }
     w.cells[c].clear();
     st = model::append_element(w.values[c], &w.cells[c]);

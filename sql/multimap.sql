@@ -24,3 +24,13 @@ SELECT changes();
 -- drop_class(student, class)
 DELETE FROM enroll WHERE student = 'alice' AND class = 'art';
 SELECT student, class FROM enroll ORDER BY student, class;
+
+-- Typed columns, as in tuplekv_table: values are coerced and checked as in
+-- a STRICT table, and a lookup gets the column's affinity ('101' finds 101).
+CREATE VIRTUAL TABLE rooms USING tuplekv_multimap(class TEXT, room INTEGER);
+INSERT INTO rooms VALUES ('math', 101), ('math', '102'), ('art', 7.0);
+SELECT class, room, typeof(room) FROM rooms ORDER BY class, room;
+SELECT class FROM rooms WHERE room = '101';
+-- INSERT INTO rooms VALUES ('art', 'studio') fails with
+--   cannot store TEXT value in INTEGER column rooms.room
+SELECT count(*) FROM rooms WHERE class = 'math';

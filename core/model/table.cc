@@ -138,10 +138,11 @@ bool contains_word_part(std::string_view upper, std::string_view part) {
   return upper.find(part) != std::string_view::npos;
 }
 
-// The STRICT type of a declared type name (its words, without size
-// arguments): a STRICT name itself, else the type of the affinity SQLite
-// derives from the name (sqlite3AffinityType's rules, in its order).
-std::optional<ColumnType> type_of(std::string_view words) {
+}  // namespace
+
+// A STRICT name itself, else the type of the affinity SQLite derives from
+// the name (sqlite3AffinityType's rules, in its order).
+std::optional<ColumnType> column_type_of(std::string_view words) {
   if (iequals(words, "INTEGER") || iequals(words, "INT")) return ColumnType::kInteger;
   if (iequals(words, "REAL")) return ColumnType::kReal;
   if (iequals(words, "TEXT")) return ColumnType::kText;
@@ -161,6 +162,14 @@ std::optional<ColumnType> type_of(std::string_view words) {
   }
   return std::nullopt;  // NUMERIC affinity
 }
+
+std::string_view declared_type_label(std::string_view words, ColumnType type) {
+  return iequals(words, "INT") ? std::string_view("INT") : column_type_name(type);
+}
+
+namespace {
+
+std::optional<ColumnType> type_of(std::string_view words) { return column_type_of(words); }
 
 // Words that end a column's type and start a constraint.
 bool constraint_word(const Token& t) {
@@ -381,6 +390,7 @@ class SchemaParser {
       }
       col.type = *type;
       declared_integer = iequals(words, "INTEGER") && end == t_end_of_words;
+      col.type_label = declared_type_label(words, *type);
     }
     integer_declared_.push_back(declared_integer);
     bool is_pk = false;
@@ -487,10 +497,11 @@ bool real_as_integer(double r, int64_t* out) {
   return true;
 }
 
-Status mismatch(SqlValue::Kind kind, ColumnType t, std::string_view table, std::string_view column) {
+Status mismatch(SqlValue::Kind kind, ColumnType t, std::string_view label, std::string_view table,
+                std::string_view column) {
   return Status::TypeMismatch("cannot store " + std::string(sql_kind_name(kind)) + " value in " +
-                              std::string(column_type_name(t)) + " column " + std::string(table) +
-                              "." + std::string(column));
+                              std::string(label.empty() ? column_type_name(t) : label) + " column " +
+                              std::string(table) + "." + std::string(column));
 }
 
 void append_escaped(char code, BytesView b, Bytes* out) {
@@ -576,7 +587,7 @@ Status parse_table_schema(std::string_view module, std::string_view table,
 }
 
 Status coerce(ColumnType t, const SqlValue& v, SqlConversions* conv, std::string_view table,
-              std::string_view column, SqlValue* out, std::string* buf) {
+              std::string_view column, SqlValue* out, std::string* buf, std::string_view type_label) {
   *out = v;
   if (v.kind == SqlValue::Kind::kNull) return Status::OK();
   // SQLite stores -0.0 as 0.0 (and 0.0 == -0.0 there): keep one key.
@@ -589,10 +600,10 @@ Status coerce(ColumnType t, const SqlValue& v, SqlConversions* conv, std::string
       return Status::OK();
     case ColumnType::kBlob:
       if (v.kind == SqlValue::Kind::kBlob) return Status::OK();
-      return mismatch(v.kind, t, table, column);
+      return mismatch(v.kind, t, type_label, table, column);
     case ColumnType::kText:
       if (v.kind == SqlValue::Kind::kText) return Status::OK();
-      if (v.kind == SqlValue::Kind::kBlob) return mismatch(v.kind, t, table, column);
+      if (v.kind == SqlValue::Kind::kBlob) return mismatch(v.kind, t, type_label, table, column);
       conv->text(v, buf);
       out->kind = SqlValue::Kind::kText;
       out->bytes = *buf;
@@ -613,7 +624,7 @@ Status coerce(ColumnType t, const SqlValue& v, SqlConversions* conv, std::string
           return Status::OK();
         }
       }
-      return mismatch(n.kind, t, table, column);
+      return mismatch(n.kind, t, type_label, table, column);
     }
     case ColumnType::kReal: {
       SqlValue n = v;
@@ -629,7 +640,7 @@ Status coerce(ColumnType t, const SqlValue& v, SqlConversions* conv, std::string
         fix_zero();
         return Status::OK();
       }
-      return mismatch(n.kind, t, table, column);
+      return mismatch(n.kind, t, type_label, table, column);
     }
   }
   return Status::Internal("tuplekv internal error: column type");

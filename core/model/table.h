@@ -58,9 +58,18 @@ enum class ColumnType : uint8_t { kInteger, kReal, kText, kBlob, kAny };
 // "INTEGER", "REAL", "TEXT", "BLOB", "ANY".
 std::string_view column_type_name(ColumnType t);
 
+// The STRICT type of a declared type name (its words, size arguments
+// removed: "VARCHAR", "DOUBLE PRECISION"), by the rules above; nullopt for
+// a name of NUMERIC affinity.
+std::optional<ColumnType> column_type_of(std::string_view type_name);
+// The name SQLite's STRICT messages give a column declared `words` of
+// `type`: "INT" for INT (a STRICT type of its own there), else the type.
+std::string_view declared_type_label(std::string_view words, ColumnType type);
+
 struct TableColumn {
   std::string name;
   ColumnType type = ColumnType::kAny;
+  std::string_view type_label;  // for messages: declared_type_label()
   bool not_null = false;       // declared NOT NULL, or a key column
   std::string default_sql;     // the DEFAULT expression as written; empty: none
   int key_pos = -1;            // position in the primary key, or -1
@@ -141,8 +150,9 @@ class SqlConversions {
 // The value a STRICT column of type `t` stores for `v` (NULL stays NULL;
 // NOT NULL is the caller's check), into *out. `buf` holds converted text.
 // kTypeMismatch naming `table`.`column` when it cannot be stored.
+// `type_label` names the type in that message (default: the type's name).
 Status coerce(ColumnType t, const SqlValue& v, SqlConversions* conv, std::string_view table,
-              std::string_view column, SqlValue* out, std::string* buf);
+              std::string_view column, SqlValue* out, std::string* buf, std::string_view type_label = {});
 
 // Appends the tuple element for `v` (NULL -> null, INTEGER -> int, REAL ->
 // double, TEXT -> string, BLOB -> bytes). kInvalidArgument for TEXT that is

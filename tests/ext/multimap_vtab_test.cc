@@ -139,6 +139,70 @@ TEST_P(MultimapTest, RandomWorkloadMatchesNativeTable) {
               store().c_str(), diff.statements, diff.mismatches);
 }
 
+// Typed columns behave like the STRICT native table with the same types:
+// coercion, type errors, and lookups whose right-hand side needs the
+// column's affinity ('2' finds 2 in an INTEGER column).
+class TypedMultimapTest
+    : public ::testing::TestWithParam<std::tuple<std::string, std::string, std::string, std::string>> {
+ protected:
+  void SetUp() override {
+    const auto& [a_type, b_type, reverse, store] = GetParam();
+    ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE t USING tuplekv_multimap(student " + a_type + ", class " +
+                        b_type + ", reverse=" + reverse + ", store=" + store + ")"));
+    ASSERT_TRUE(db.exec("CREATE TABLE ref(student " + a_type + " NOT NULL, class " + b_type +
+                        " NOT NULL, PRIMARY KEY(student, class)) STRICT, WITHOUT ROWID"));
+  }
+  Db db;
+};
+
+INSTANTIATE_TEST_SUITE_P(
+    Types, TypedMultimapTest,
+    ::testing::Values(std::make_tuple("TEXT", "INTEGER", "1", "sqlite"),
+                      std::make_tuple("TEXT", "INTEGER", "0", "memory"),
+                      std::make_tuple("INTEGER", "REAL", "1", "memory"),
+                      std::make_tuple("REAL", "TEXT", "0", "sqlite"),
+                      std::make_tuple("BLOB", "ANY", "1", "sqlite"),
+                      std::make_tuple("INT", "BLOB", "1", "memory")),
+    [](const auto& info) {
+      return std::get<0>(info.param) + "_" + std::get<1>(info.param) + "_reverse" + std::get<2>(info.param) +
+             "_" + std::get<3>(info.param);
+    });
+
+TEST_P(TypedMultimapTest, RandomWorkloadMatchesStrictNativeTable) {
+  PairDiff diff{&db, "t", "ref", "student", "class", ""};
+  diff.typed = true;
+  diff.rng.seed(static_cast<unsigned>(std::hash<std::string>()(std::get<0>(GetParam()) + std::get<1>(GetParam()))));
+  diff.run(2500);
+  EXPECT_EQ(diff.mismatches, 0u);
+  EXPECT_EQ(diff.statements, 2500u);
+}
+
+TEST(TypedMultimapExamplesTest, CoercionErrorsAndLookups) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE e USING tuplekv_multimap(student VARCHAR(20), class INTEGER, "
+                      "reverse=1);"
+                      "INSERT INTO e VALUES ('ann', 1), ('ann', '2'), (3, 3.0), ('bob', 2)"));
+  EXPECT_EQ(db.rows("SELECT quote(student), quote(class) FROM e"),
+            (Rows{{"'3'", "3"}, {"'ann'", "1"}, {"'ann'", "2"}, {"'bob'", "2"}}));
+  EXPECT_EQ(db.error("INSERT INTO e VALUES ('x', 'abc')"), "cannot store TEXT value in INTEGER column e.class");
+  EXPECT_EQ(db.error_code("INSERT INTO e VALUES ('x', 2.5)"), SQLITE_CONSTRAINT_DATATYPE);
+  EXPECT_EQ(db.error("INSERT INTO e VALUES (x'00', 1)"), "cannot store BLOB value in TEXT column e.student");
+  EXPECT_EQ(db.error("INSERT INTO e VALUES ('ann', '1')"), "UNIQUE constraint failed: e.student, e.class");
+  EXPECT_EQ(db.value("SELECT count(*) FROM e"), "4");
+  // The stored keys hold the coerced values with their tuple types.
+  EXPECT_EQ(db.rows("SELECT tuple_repr(k) FROM e_kv WHERE k < tuple_pack('e', 'reverse')"),
+            (Rows{{"('e', '3', 3)"}, {"('e', 'ann', 1)"}, {"('e', 'ann', 2)"}, {"('e', 'bob', 2)"}}));
+  // '2' gets the INTEGER column's affinity, as SQLite gives it.
+  EXPECT_EQ(db.rows("SELECT student FROM e WHERE class = '2'"), (Rows{{"ann"}, {"bob"}}));
+  EXPECT_EQ(db.rows("SELECT class FROM e WHERE student = 'ann' AND class IN ('1', 2.0)"), (Rows{{"1"}, {"2"}}));
+  // A number compared with the TEXT column: read everything, SQLite decides.
+  EXPECT_EQ(db.rows("SELECT class FROM e WHERE student = 3"), (Rows{{"3"}}));
+  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE x USING tuplekv_multimap(a NUMERIC, b)"),
+            "tuplekv_multimap: unknown type 'NUMERIC' for column a (use INTEGER, REAL, TEXT, BLOB or ANY)");
+  EXPECT_EQ(db.rows("SELECT name, type FROM pragma_table_info('e')"),
+            (Rows{{"student", "TEXT"}, {"class", "INTEGER"}}));
+}
+
 TEST(MultimapExampleTest, SqlFileGivesExpectedOutput) {
   Db db;
   const std::string dir = std::string(TUPLEKV_SOURCE_DIR) + "/sql/";

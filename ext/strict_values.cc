@@ -1,0 +1,82 @@
+#include "ext/strict_values.h"
+
+#include <new>
+
+namespace tuplekv::ext {
+
+namespace {
+
+BytesView blob_view(sqlite3_value* v) {
+  const void* p = sqlite3_value_blob(v);
+  const int n = sqlite3_value_bytes(v);
+  return p == nullptr ? BytesView() : BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
+}
+
+}  // namespace
+
+
+model::SqlValue sql_value_of(sqlite3_value* v) {
+  model::SqlValue out;
+  switch (sqlite3_value_type(v)) {
+    case SQLITE_INTEGER:
+      out.kind = model::SqlValue::Kind::kInteger;
+      out.i = sqlite3_value_int64(v);
+      break;
+    case SQLITE_FLOAT:
+      out.kind = model::SqlValue::Kind::kReal;
+      out.r = sqlite3_value_double(v);
+      break;
+    case SQLITE_TEXT: {
+      out.kind = model::SqlValue::Kind::kText;
+      const unsigned char* p = sqlite3_value_text(v);
+      out.bytes = p == nullptr ? BytesView()
+                               : BytesView(reinterpret_cast<const char*>(p),
+                                           static_cast<size_t>(sqlite3_value_bytes(v)));
+      break;
+    }
+    case SQLITE_BLOB:
+      out.kind = model::SqlValue::Kind::kBlob;
+      out.bytes = blob_view(v);
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+model::SqlValue SqliteConversions::numeric(const model::SqlValue& v) {
+  model::SqlValue out = v;
+  if (source_ == nullptr) return out;
+  // A copy: numeric affinity changes the value it is applied to.
+  sqlite3_value* d = sqlite3_value_dup(source_);
+  if (d == nullptr) throw std::bad_alloc();
+  const int type = sqlite3_value_numeric_type(d);
+  if (type == SQLITE_INTEGER) {
+    out.kind = model::SqlValue::Kind::kInteger;
+    out.i = sqlite3_value_int64(d);
+  } else if (type == SQLITE_FLOAT) {
+    out.kind = model::SqlValue::Kind::kReal;
+    out.r = sqlite3_value_double(d);
+  }
+  sqlite3_value_free(d);
+  return out;
+}
+
+void SqliteConversions::text(const model::SqlValue& v, std::string* out) {
+  // SQLite renders numbers itself (REAL as "%!.15g"); ask it.
+  char* s = v.kind == model::SqlValue::Kind::kInteger
+                ? sqlite3_mprintf("%lld", static_cast<long long>(v.i))
+                : sqlite3_mprintf("%!.15g", v.r);
+  if (s == nullptr) throw std::bad_alloc();
+  out->assign(s);
+  sqlite3_free(s);
+}
+
+
+int strict_type_error_code(sqlite3* db, int on_conflict, int fail_rc) {
+  const bool native_code = on_conflict == SQLITE_ABORT || on_conflict == SQLITE_REPLACE ||
+                           (on_conflict == SQLITE_FAIL && !sqlite3_get_autocommit(db));
+  return native_code ? fail_rc : SQLITE_MISMATCH;
+}
+
+}  // namespace tuplekv::ext

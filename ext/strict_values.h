@@ -1,0 +1,41 @@
+// STRICT-table value rules (core/model/table.h) applied to SQLite's own
+// values: the bridge between sqlite3_value and model::coerce(), shared by
+// tuplekv_table and the typed columns of tuplekv_multimap.
+#ifndef TUPLEKV_EXT_STRICT_VALUES_H_
+#define TUPLEKV_EXT_STRICT_VALUES_H_
+
+#include <string>
+
+#include "core/model/table.h"
+#include "ext/sqlite_api.h"
+
+namespace tuplekv::ext {
+
+// SQLite's conversions (numeric affinity, number -> text) for coerce().
+class SqliteConversions final : public model::SqlConversions {
+ public:
+  model::SqlValue numeric(const model::SqlValue& v) override;
+  void text(const model::SqlValue& v, std::string* out) override;
+  // The value the next calls convert (they need SQLite's own copy).
+  void set_source(sqlite3_value* v) { source_ = v; }
+
+ private:
+  sqlite3_value* source_ = nullptr;
+};
+
+// Reads an SQL value as a model::SqlValue (views into the value).
+model::SqlValue sql_value_of(sqlite3_value* v);
+
+// A STRICT type error (core coerce()) as xUpdate must return it. SQLite
+// handles a constraint code from xUpdate by the statement's conflict clause
+// (skipped under IGNORE, the transaction rolled back under ROLLBACK), where
+// a STRICT table reports the error and undoes the statement; so the
+// constraint code is returned only where it gives the native outcome: under
+// ABORT and REPLACE, and under FAIL inside a transaction. Elsewhere
+// SQLITE_MISMATCH, with the same message, undoes the statement. `fail_rc`
+// is what setting the error on the vtab returned.
+int strict_type_error_code(sqlite3* db, int on_conflict, int fail_rc);
+
+}  // namespace tuplekv::ext
+
+#endif  // TUPLEKV_EXT_STRICT_VALUES_H_
