@@ -3,6 +3,7 @@
 //   SELECT tuplekv_check('users');             -- 'ok', or the first problem:
 //     users: index region_idx has no entry for row ('user', 7)
 //     users: index region_idx entry ('region_idx', 'eu', 9) has no row
+//     users: unique index email_idx holds the same values twice, at (...)
 //   SELECT tuplekv_check('users', 'rebuild');  -- rewrites every index from
 //                                              -- the rows; returns the number
 //                                              -- of entries added or removed

@@ -868,6 +868,8 @@ Status TableRows::check(std::string_view table, std::string* problem) {
     uint64_t seen = 0;
     TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c,
                              store_->scan(prefix_range(l.index_prefix(i)), ScanOptions()));
+    const bool unique = l.schema().indexes[i].unique;
+    Bytes previous_values;  // of the last entry without a NULL (unique indexes)
     for (; c->valid(); c->next()) {
       ++seen;
       Status s = l.split_index(i, c->key(), &indexed, &key_elements);
@@ -875,6 +877,22 @@ Status TableRows::check(std::string_view table, std::string* problem) {
         *problem = std::string(table) + ": index " + name + " entry " + repr_key(c->key()) +
                    ": " + s.message();
         return Status::OK();
+      }
+      if (unique) {
+        // Entries sort by their values, so two rows with the same values are
+        // neighbours. NULLs are distinct.
+        Bytes values;
+        bool has_null = false;
+        for (const BytesView e : indexed) {
+          has_null = has_null || (e.size() == 1 && e[0] == '\x00');
+          values.append(e);
+        }
+        if (!has_null && !previous_values.empty() && values == previous_values) {
+          *problem = std::string(table) + ": unique index " + name + " holds the same values twice, at " +
+                     repr_key(c->key());
+          return Status::OK();
+        }
+        previous_values = has_null ? Bytes() : std::move(values);
       }
       key_.assign(l.row_prefix());
       key_.append(key_elements);

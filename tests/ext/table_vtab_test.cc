@@ -248,6 +248,11 @@ TEST(TableVtabSchemaTest, RenameDropAndCheck) {
   ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE uq USING tuplekv_table(k INT, e TEXT UNIQUE);"
                       "INSERT INTO uq VALUES (1, 'a'); ALTER TABLE uq RENAME TO uq2"));
   EXPECT_EQ(db.rows("SELECT tuple_repr(k) FROM uq2_kv"), (Rows{{"('uq2', 1)"}, {"('uq2_autoindex_1', 'a', 1)"}}));
+  // A second row with the same value, written behind the table's back.
+  ASSERT_TRUE(db.exec("INSERT INTO uq2_kv VALUES (tuple_pack('uq2', 2), tuple_pack(2, 'a')),"
+                      "(tuple_pack('uq2_autoindex_1', 'a', 2), x'')"));
+  EXPECT_EQ(db.value("SELECT tuplekv_check('uq2')"),
+            "uq2: unique index uq2_autoindex_1 holds the same values twice, at ('uq2_autoindex_1', 'a', 2)");
   ASSERT_TRUE(db.exec("DROP TABLE users; DROP TABLE renamed; DROP TABLE uq2"));
   EXPECT_EQ(db.value("SELECT count(*) FROM sqlite_schema"), "1");
 }
