@@ -65,7 +65,12 @@ bool pattern_worth_using(const PlanConstraint& c) {
 }
 
 bool plain_identifier(std::string_view s) {
-  if (s.empty()) return false;
+  // The words of the grammar are quoted when they are names, so a column
+  // called `reverse` reads as a term.
+  if (s.empty() || s == "reverse" || s == "skip" || s == "limit" || s == "offset" || s == "AND" ||
+      s == "IN" || s == "LIKE" || s == "GLOB") {
+    return false;
+  }
   for (size_t i = 0; i < s.size(); ++i) {
     const char c = s[i];
     const bool ok = c == '_' || is_letter(c) || (i > 0 && c >= '0' && c <= '9');
@@ -116,7 +121,10 @@ const char* op_text(PlanOp op) {
 // ---------------------------------------------------------------------------
 // Planning
 
-Plan plan_scan(const PlanRequest& req) {
+namespace {
+
+// The plan that seeks straight to its ranges (no skip-scan).
+Plan plan_direct(const PlanRequest& req) {
   Plan plan;
   const int n = static_cast<int>(req.columns.size());
   const double table_rows = std::max(req.table_rows, 1.0);
@@ -306,6 +314,83 @@ Plan plan_scan(const PlanRequest& req) {
   return plan;
 }
 
+// The skip-scan over position 0, if one applies: the plan of positions
+// 1.. per distinct first element. nullopt when position 1 has nothing to
+// use.
+std::optional<Plan> plan_skip(const PlanRequest& req) {
+  const double groups = std::max(req.leading_distinct, 1.0);
+  PlanRequest sub;
+  sub.columns.assign(req.columns.begin() + 1, req.columns.end());
+  sub.unique = req.unique;
+  sub.table_rows = std::max(req.table_rows / groups, 1.0);
+  for (const PlanConstraint& c : req.constraints) {
+    PlanConstraint shifted = c;
+    if (c.column == 0) {
+      shifted.op = PlanOp::kOther;  // (no usable one is a key operator here)
+      shifted.column = -1;
+    } else if (c.column > 0) {
+      shifted.column = c.column - 1;
+    }
+    sub.constraints.push_back(std::move(shifted));
+  }
+  // The output is in key order: ORDER BY can only be consumed when it
+  // starts with position 0 and every key term has one direction.
+  bool orderable = req.order_by.empty() ||
+                   (req.order_by[0].column == 0 && req.columns[0].exact);
+  const bool desc = !req.order_by.empty() && req.order_by[0].desc;
+  for (size_t i = 1; orderable && i < req.order_by.size(); ++i) {
+    const PlanOrder& o = req.order_by[i];
+    if (o.column >= 0 && o.column < static_cast<int>(req.columns.size()) && o.desc != desc) {
+      orderable = false;
+    }
+  }
+  if (orderable) {
+    for (size_t i = 1; i < req.order_by.size(); ++i) {
+      PlanOrder o = req.order_by[i];
+      o.column = o.column > 0 ? o.column - 1 : -1;  // position 0 again: redundant or not
+      sub.order_by.push_back(o);
+    }
+  } else {
+    sub.order_by.push_back(PlanOrder{-1, false});
+  }
+  Plan plan = plan_direct(sub);
+  bool key_terms = false;
+  for (PlanTerm& t : plan.terms) {
+    if (is_limit_op(t.op)) continue;
+    key_terms = true;
+    t.column += 1;
+  }
+  if (!key_terms || plan.empty) return std::nullopt;
+  plan.skip = true;
+  plan.unique = false;
+  const bool consumed = orderable && (sub.order_by.empty() || plan.order_consumed);
+  if (!req.order_by.empty() && !consumed) {
+    std::vector<PlanTerm> kept;
+    for (const PlanTerm& t : plan.terms) {
+      if (!is_limit_op(t.op)) kept.push_back(t);
+    }
+    plan.terms.swap(kept);
+  }
+  plan.order_consumed = consumed && !req.order_by.empty();
+  plan.reverse = plan.order_consumed && desc;
+  plan.rows = std::clamp(plan.rows * groups, 1.0, std::max(req.table_rows, 1.0));
+  plan.cost = groups * (kSeekCost + plan.cost);
+  return plan;
+}
+
+}  // namespace
+
+Plan plan_scan(const PlanRequest& req) {
+  Plan plan = plan_direct(req);
+  if (plan.empty || req.leading_distinct <= 0 || req.columns.size() < 2) return plan;
+  for (const PlanTerm& t : plan.terms) {
+    if (t.column == 0) return plan;  // position 0 is constrained: seek to it
+  }
+  std::optional<Plan> skip = plan_skip(req);
+  if (skip && skip->cost < plan.cost) return *skip;
+  return plan;
+}
+
 // ---------------------------------------------------------------------------
 // The plan as text
 
@@ -332,6 +417,10 @@ std::string describe(const Plan& plan, const std::vector<PlanColumn>& columns) {
     append_name(t.op == PlanOp::kPrefix ? col.prefix_name : col.name, &s);
     s += op_text(t.op);
     s += arg;
+  }
+  if (plan.skip) {
+    s += " skip ";
+    append_name(columns.at(0).name, &s);
   }
   if (plan.reverse) s += " reverse";
   s += flags;
@@ -367,6 +456,15 @@ class PlanParser {
         expect_term = false;
         continue;
       }
+      if (eat("skip ")) {
+        std::string name;
+        if (!identifier(&name) || columns_.empty() || name != columns_[0].name || plan.skip) {
+          return fail();
+        }
+        plan.skip = true;
+        expect_term = false;
+        continue;
+      }
       PlanTerm t;
       if (eat("limit ")) {
         t.op = PlanOp::kLimit;
@@ -394,6 +492,8 @@ class PlanParser {
       if (argn != static_cast<int64_t>(plan.terms.size()) + 1) return fail();
       plan.terms.push_back(t);
     }
+    // A skip-scan needs a term after the position it skips.
+    if (plan.skip && (plan.terms.empty() || is_limit_op(plan.terms[0].op))) return fail();
     // A key term after a limit/offset term would not be in argv order.
     bool seen_limit = false;
     for (const PlanTerm& t : plan.terms) {
@@ -712,6 +812,26 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
 Status RangeBuilder::build(const Plan& plan, const std::vector<PlanColumn>& columns,
                            BytesView key_prefix, const FilterArg* args, size_t nargs,
                            ScanSpec* out) {
+  if (!plan.skip) return build_ranges(plan, columns, key_prefix, args, nargs, out);
+  // A skip-scan: the plan of positions 1.. over an empty prefix gives the
+  // ranges relative to each first element.
+  if (columns.size() < 2) return Status::InvalidArgument("plan: a skip-scan needs two positions");
+  skip_plan_ = plan;
+  skip_plan_.skip = false;
+  for (PlanTerm& t : skip_plan_.terms) {
+    if (is_limit_op(t.op)) continue;
+    if (t.column < 1) return Status::InvalidArgument("plan: a skip-scan term on position 0");
+    t.column -= 1;
+  }
+  skip_columns_.assign(columns.begin() + 1, columns.end());
+  TUPLEKV_RETURN_IF_ERROR(build_ranges(skip_plan_, skip_columns_, {}, args, nargs, out));
+  out->skip = true;
+  return Status::OK();
+}
+
+Status RangeBuilder::build_ranges(const Plan& plan, const std::vector<PlanColumn>& columns,
+                                  BytesView key_prefix, const FilterArg* args, size_t nargs,
+                                  ScanSpec* out) {
   out->clear();
   if (nargs != plan.terms.size()) {
     return Status::InvalidArgument("plan: expected " + std::to_string(plan.terms.size()) +

@@ -43,6 +43,15 @@
 //   - Costs: kSeekCost per range plus one per row read. A unique point
 //     lookup < an IN list of points < a two-sided range or prefix < a
 //     one-sided range < a full scan.
+//   - Skip-scan: when position 0 has no usable constraint, position 1 has
+//     one, and the caller knows position 0 holds few distinct values
+//     (PlanRequest::leading_distinct), the plan may instead visit each
+//     distinct first element in turn and apply the rules above to the
+//     positions after it (core/skip_scan.h runs it). It is chosen when its
+//     cost, per distinct value one seek to find it plus the plan of the
+//     remaining positions over its share of the rows, is below the direct
+//     plan's. Its output is in key order, so ORDER BY is consumed when it
+//     starts with position 0 and the rest would be consumed per group.
 //
 // Thread safety: plain values; RangeBuilder is not shared between threads.
 #ifndef TUPLEKV_CORE_PLAN_H_
@@ -121,6 +130,9 @@ struct PlanRequest {
   std::vector<PlanConstraint> constraints;
   std::vector<PlanOrder> order_by;
   double table_rows = 1e6;          // estimate used for costs
+  // Distinct values of position 0, when the caller measured them; 0 when
+  // unknown, which rules out a skip-scan.
+  double leading_distinct = 0;
 };
 
 struct PlanTerm {
@@ -137,6 +149,9 @@ struct Plan {
   bool unique = false;          // at most one row (one =, no IN, unique key)
   bool reverse = false;         // scan from the end (ORDER BY ... DESC)
   bool order_consumed = false;  // output is in ORDER BY order
+  // Skip-scan over position 0: the terms are on later positions, and the
+  // ranges are built relative to each distinct first element.
+  bool skip = false;
   double cost = 0;
   double rows = 0;
 };
@@ -155,10 +170,12 @@ Plan plan_scan(const PlanRequest& request);
 //   range key>=?1 AND key<?2 reverse
 //   range prefix=?1 limit ?2 offset ?3
 //   full reverse
+//   range b>?1 skip a
 // Grammar: kind (' ' term (' AND ' term)*)? (' ' flag)*, kind one of empty,
 // point, range, full; term `name op ?N` with op = > >= < <=, or
 // `name IN ?N`, `name LIKE ?N`, `name GLOB ?N`, `prefix_name=?N`; flags
-// `reverse`, `limit ?N`, `offset ?N`. Names that are not plain identifiers
+// `skip name0` (name0 the name of position 0), `reverse`, `limit ?N`,
+// `offset ?N`. Names that are not plain identifiers
 // are double-quoted. ?N is the argv position (1-based), so terms appear in
 // argv order.
 std::string describe(const Plan& plan, const std::vector<PlanColumn>& columns);
@@ -208,6 +225,10 @@ struct FilterArg {
 struct ScanSpec {
   bool point = false;    // each range is one key: its `begin`
   bool reverse = false;
+  // Skip-scan: the ranges are relative to key_prefix + a first element,
+  // for each first element the store holds (`begin` empty: from the
+  // group's start; `end` empty: to its end). core/skip_scan.h scans them.
+  bool skip = false;
   uint64_t limit = 0;    // rows to return at most; 0 = no limit (see has_limit)
   bool has_limit = false;
   uint64_t offset = 0;   // rows to skip first
@@ -215,7 +236,11 @@ struct ScanSpec {
   size_t size() const { return count_; }
   const KeyRange& operator[](size_t i) const { return ranges_[i]; }
   KeyRange& mutable_range(size_t i) { return ranges_[i]; }
-  void clear() { count_ = 0; point = reverse = has_limit = false; limit = offset = 0; }
+  void clear() {
+    count_ = 0;
+    point = reverse = skip = has_limit = false;
+    limit = offset = 0;
+  }
   KeyRange& add() {
     if (count_ == ranges_.size()) ranges_.emplace_back();
     return ranges_[count_++];
@@ -279,6 +304,8 @@ class RangeBuilder {
   using Intervals = Reuse<Interval>;
   using Points = Reuse<Bytes>;
 
+  Status build_ranges(const Plan& plan, const std::vector<PlanColumn>& columns,
+                      BytesView key_prefix, const FilterArg* args, size_t nargs, ScanSpec* out);
   Status position_constraints(const Plan& plan, const std::vector<PlanColumn>& columns,
                               const FilterArg* args, int pos);
   static void intersect(const Intervals& a, const Intervals& b, Intervals* out);
@@ -295,6 +322,9 @@ class RangeBuilder {
   // Prefixes built from the equality positions so far.
   Points prefixes_;
   Points next_prefixes_;
+  // A skip-scan's plan and columns, shifted to start at position 1.
+  Plan skip_plan_;
+  std::vector<PlanColumn> skip_columns_;
 };
 
 // The ranges, relative to the position's start, that hold every value

@@ -529,6 +529,154 @@ TEST(RangeBuilderTest, ElementPositionsMultiplyOut) {
 }
 
 // ---------------------------------------------------------------------------
+// Skip-scans
+
+// A (k1, k2, k3) key, all typed (exact) columns.
+std::vector<PlanColumn> three_columns() {
+  std::vector<PlanColumn> cols = table_columns();
+  PlanColumn c;
+  c.name = "k3";
+  cols.push_back(c);
+  return cols;
+}
+
+Plan plan_with_distinct(std::vector<PlanConstraint> cs, std::vector<PlanOrder> order,
+                        double distinct, std::vector<PlanColumn> cols = three_columns()) {
+  PlanRequest req;
+  req.columns = std::move(cols);
+  req.constraints = std::move(cs);
+  req.order_by = std::move(order);
+  req.leading_distinct = distinct;
+  return plan_scan(req);
+}
+
+TEST(SkipScanPlanTest, ChosenOnlyWhenTheFirstPositionHasFewValues) {
+  // k2 = ? with k1 free: a full scan unless k1's values are known and few.
+  EXPECT_EQ(describe(plan_with_distinct({con(PlanOp::kEq, 1)}, {}, 0), three_columns()), "full");
+  const Plan skip = plan_with_distinct({con(PlanOp::kEq, 1)}, {}, 10);
+  EXPECT_EQ(describe(skip, three_columns()), "range k2=?1 skip k1");
+  EXPECT_TRUE(skip.skip);
+  EXPECT_FALSE(skip.unique);
+  EXPECT_EQ(omits(skip), "1");
+  EXPECT_LT(skip.cost, plan_with_distinct({con(PlanOp::kEq, 1)}, {}, 0).cost);
+  // So many values that seeking to each costs more than reading every row.
+  EXPECT_EQ(describe(plan_with_distinct({con(PlanOp::kEq, 1)}, {}, 5e5), three_columns()), "full");
+  // A constrained first position is sought directly.
+  EXPECT_EQ(describe(plan_with_distinct({con(PlanOp::kGt, 0), con(PlanOp::kEq, 1)}, {}, 10),
+                     three_columns()),
+            "range k1>?1");
+  // Nothing usable on k2: nothing to skip to (k3 alone is not enough).
+  EXPECT_EQ(describe(plan_with_distinct({con(PlanOp::kEq, 2)}, {}, 10), three_columns()), "full");
+  EXPECT_EQ(describe(plan_with_distinct({con(PlanOp::kEq, 1, false)}, {}, 10), three_columns()),
+            "full");
+  // A one-position key has nothing after its first position.
+  EXPECT_EQ(describe(plan_with_distinct({con(PlanOp::kEq, 1)}, {}, 10, kv_columns()), kv_columns()),
+            "full");
+}
+
+TEST(SkipScanPlanTest, LaterPositionsFollowTheUsualRules) {
+  // k2 = and k3 = on a unique key: one lookup per first element.
+  Plan p = plan_with_distinct({con(PlanOp::kEq, 2), con(PlanOp::kEq, 1)}, {}, 10);
+  EXPECT_EQ(describe(p, three_columns()), "point k2=?1 AND k3=?2 skip k1");
+  EXPECT_TRUE(p.point);
+  EXPECT_FALSE(p.unique);
+  // IN and a range.
+  p = plan_with_distinct({con(PlanOp::kIn, 1), con(PlanOp::kLt, 2)}, {}, 10);
+  EXPECT_EQ(describe(p, three_columns()), "range k2 IN ?1 AND k3<?2 skip k1");
+  // LIMIT and OFFSET are pushed when every term is exact and there is no
+  // ORDER BY.
+  p = plan_with_distinct({con(PlanOp::kEq, 1), limit(PlanOp::kLimit, 5), limit(PlanOp::kOffset, 1)},
+                         {}, 10);
+  EXPECT_EQ(describe(p, three_columns()), "range k2=?1 skip k1 limit ?2 offset ?3");
+  // ... but not when SQLite must still re-check (an inexact k2).
+  std::vector<PlanColumn> any_k2 = three_columns();
+  any_k2[1].exact = false;
+  p = plan_with_distinct({con(PlanOp::kEq, 1), limit(PlanOp::kLimit, 5)}, {}, 10, any_k2);
+  EXPECT_EQ(describe(p, any_k2), "range k2=?1 skip k1");
+  EXPECT_EQ(omits(p), "0");
+}
+
+TEST(SkipScanPlanTest, OrderByIsConsumedWhenItStartsWithTheSkippedPosition) {
+  const std::vector<PlanConstraint> k2_eq = {con(PlanOp::kEq, 1), limit(PlanOp::kLimit, 3)};
+  struct Case {
+    std::vector<PlanOrder> order;
+    bool consumed;
+    bool reverse;
+    bool limit_pushed;
+  };
+  const Case cases[] = {
+      {{{0, false}}, true, false, true},
+      {{{0, true}}, true, true, true},
+      {{{0, false}, {2, false}}, true, false, true},  // k2 fixed: k1, k3 is key order
+      {{{0, true}, {1, true}, {2, true}}, true, true, true},
+      {{{0, false}, {2, true}}, false, false, false},  // mixed directions
+      {{{1, false}}, false, false, false},             // k2 alone is not the output order
+      {{{2, false}}, false, false, false},
+      {{{-1, false}}, false, false, false},
+      {{{0, false}, {-1, false}}, false, false, false},  // a value column breaks ties
+  };
+  for (const Case& c : cases) {
+    const Plan p = plan_with_distinct(k2_eq, c.order, 10);
+    ASSERT_TRUE(p.skip) << describe(p, three_columns());
+    EXPECT_EQ(p.order_consumed, c.consumed) << describe(p, three_columns());
+    EXPECT_EQ(p.reverse, c.reverse) << describe(p, three_columns());
+    bool pushed = false;
+    for (const PlanTerm& t : p.terms) pushed |= t.op == PlanOp::kLimit;
+    EXPECT_EQ(pushed, c.limit_pushed) << describe(p, three_columns());
+  }
+  // An inexact first position never gives SQLite's order.
+  std::vector<PlanColumn> any_k1 = three_columns();
+  any_k1[0].exact = false;
+  const Plan p = plan_with_distinct(k2_eq, {{0, false}}, 10, any_k1);
+  ASSERT_TRUE(p.skip);
+  EXPECT_FALSE(p.order_consumed);
+}
+
+TEST(SkipScanPlanTest, DescriptionsRoundTrip) {
+  const Plan p = plan_with_distinct({con(PlanOp::kGe, 1), limit(PlanOp::kLimit, 3)}, {{0, true}}, 10);
+  const std::string text = describe(p, three_columns());
+  EXPECT_EQ(text, "range k2>=?1 skip k1 reverse limit ?2");
+  Result<Plan> back = parse_plan(text, three_columns());
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  EXPECT_TRUE(back->skip);
+  EXPECT_TRUE(back->reverse);
+  EXPECT_EQ(describe(*back, three_columns()), text);
+  for (const char* bad : {"range k2>=?1 skip k2", "range k2>=?1 skip k1 skip k1", "range skip k1",
+                          "range k2>=?1 skip"}) {
+    EXPECT_FALSE(parse_plan(bad, three_columns()).ok()) << bad;
+  }
+  // Names that are words of the grammar are quoted, so they read as names.
+  std::vector<PlanColumn> odd = three_columns();
+  odd[0].name = "skip";
+  odd[1].name = "reverse";
+  const Plan q = plan_with_distinct({con(PlanOp::kEq, 1)}, {}, 10, odd);
+  EXPECT_EQ(describe(q, odd), "range \"reverse\"=?1 skip \"skip\"");
+  Result<Plan> q_back = parse_plan(describe(q, odd), odd);
+  ASSERT_TRUE(q_back.ok()) << q_back.status().message();
+  EXPECT_EQ(describe(*q_back, odd), describe(q, odd));
+}
+
+TEST(SkipScanPlanTest, RangesAreRelativeToEachFirstElement) {
+  const Plan plan = plan_with_distinct({con(PlanOp::kIn, 1), con(PlanOp::kGt, 2)}, {}, 10);
+  ASSERT_EQ(describe(plan, three_columns()), "range k2 IN ?1 AND k3>?2 skip k1");
+  std::vector<FilterArg> args = {arg({bytes("\x15\x02"), bytes("\x15\x01")}), arg({bytes("\x15\x07")})};
+  RangeBuilder b;
+  b.element_prefixes = true;
+  ScanSpec spec;
+  ASSERT_TRUE(b.build(plan, three_columns(), "T", args.data(), args.size(), &spec).ok());
+  EXPECT_TRUE(spec.skip);
+  EXPECT_FALSE(spec.point);
+  // The prefix is left out: the scan adds prefix + first element.
+  EXPECT_EQ(render(spec), "[\\x15\\x01\\x15\\x07\\xff,\\x15\\x01\\xff) [\\x15\\x02\\x15\\x07\\xff,\\x15\\x02\\xff)");
+  // The builder goes back to plain plans afterwards.
+  const Plan direct = plan_with_distinct({con(PlanOp::kEq, 0)}, {}, 10);
+  args = {arg({bytes("\x15\x05")})};
+  ASSERT_TRUE(b.build(direct, three_columns(), "T", args.data(), args.size(), &spec).ok());
+  EXPECT_FALSE(spec.skip);
+  EXPECT_EQ(render(spec), "[T\\x15\\x05,T\\x15\\x05\\xff)");
+}
+
+// ---------------------------------------------------------------------------
 // Patterns
 
 std::string pattern_text(std::string_view p, bool like, uint8_t code = 0) {

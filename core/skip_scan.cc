@@ -1,0 +1,166 @@
+#include "core/skip_scan.h"
+
+#include <string>
+
+#include "core/tuple.h"
+
+namespace tuplekv {
+
+namespace {
+
+// Every key under a packed-tuple prefix is below prefix + FF: the byte
+// after a whole element is the next element's type code, never FF.
+constexpr char kAfterElements = '\xff';
+
+// The size of the first element of `rest`, or kCorruption.
+Status first_element_size(BytesView rest, size_t* size) {
+  *size = quick_element_size(rest);
+  if (*size != 0) return Status::OK();
+  TupleReader r(rest);
+  if (!r.next()) {
+    if (!r.status().ok()) return r.status();
+    return Status::Corruption("skip-scan: a key ends at its prefix");
+  }
+  *size = r.raw().size();
+  return Status::OK();
+}
+
+}  // namespace
+
+Status SkipScan::start(OrderedStore* store, BytesView prefix, const ScanSpec* spec, bool keys_only) {
+  ScanOptions options;
+  options.reverse = spec->reverse;
+  options.keys_only = keys_only;
+  if (store != store_ || options.reverse != options_.reverse ||
+      options.keys_only != options_.keys_only) {
+    probe_.reset();
+    scan_.reset();
+  }
+  store_ = store;
+  spec_ = spec;
+  options_ = options;
+  prefix_.assign(prefix);
+  bound_.assign(prefix_);
+  if (options_.reverse) bound_.push_back(kAfterElements);
+  valid_ = false;
+  return next_group();
+}
+
+BytesView SkipScan::key() const { return on_point_ ? BytesView(point_key_) : scan_->key(); }
+
+BytesView SkipScan::value() const { return on_point_ ? BytesView(point_value_) : scan_->value(); }
+
+Status SkipScan::next() {
+  if (!valid_) return Status::OK();
+  if (!on_point_) {
+    scan_->next();
+    if (scan_->valid()) return Status::OK();
+    TUPLEKV_RETURN_IF_ERROR(scan_->status());
+  }
+  ++range_;
+  TUPLEKV_RETURN_IF_ERROR(open_range());
+  if (valid_) return Status::OK();
+  return next_group();
+}
+
+Status SkipScan::next_group() {
+  for (;;) {
+    valid_ = false;
+    if (spec_->size() == 0) return Status::OK();
+    range_buf_.begin.assign(options_.reverse ? prefix_ : bound_);
+    if (options_.reverse) {
+      range_buf_.end.assign(bound_);
+    } else {
+      range_buf_.end.assign(prefix_);
+      range_buf_.end.push_back(kAfterElements);
+    }
+    if (range_buf_.empty()) return Status::OK();
+    ScanOptions probe_options;
+    probe_options.reverse = options_.reverse;
+    probe_options.keys_only = true;
+    ++seeks_;
+    if (probe_ == nullptr) {
+      TUPLEKV_ASSIGN_OR_RETURN(probe_, store_->scan(range_buf_, probe_options));
+    } else {
+      TUPLEKV_RETURN_IF_ERROR(probe_->rescan(range_buf_));
+    }
+    if (!probe_->valid()) return probe_->status();
+    const BytesView key = probe_->key();
+    size_t size = 0;
+    TUPLEKV_RETURN_IF_ERROR(first_element_size(key.substr(prefix_.size()), &size));
+    group_.assign(key.substr(0, prefix_.size() + size));
+    bound_.assign(group_);
+    if (!options_.reverse) bound_.push_back(kAfterElements);
+    range_ = 0;
+    TUPLEKV_RETURN_IF_ERROR(open_range());
+    if (valid_) return Status::OK();
+  }
+}
+
+void SkipScan::absolute_range(size_t i, KeyRange* out) const {
+  const KeyRange& r = (*spec_)[i];
+  out->begin.assign(group_);
+  out->begin.append(r.begin);
+  out->end.assign(group_);
+  if (r.end.empty()) out->end.push_back(kAfterElements);
+  else out->end.append(r.end);
+}
+
+Status SkipScan::open_range() {
+  const size_t n = spec_->size();
+  for (; range_ < n; ++range_) {
+    absolute_range(spec_->reverse ? n - 1 - range_ : range_, &range_buf_);
+    ++seeks_;
+    if (spec_->point) {
+      bool found = false;
+      TUPLEKV_RETURN_IF_ERROR(store_->get(range_buf_.begin, &point_value_, &found));
+      if (!found) continue;
+      point_key_.assign(range_buf_.begin);
+      on_point_ = true;
+      valid_ = true;
+      return Status::OK();
+    }
+    if (scan_ == nullptr) {
+      TUPLEKV_ASSIGN_OR_RETURN(scan_, store_->scan(range_buf_, options_));
+    } else {
+      TUPLEKV_RETURN_IF_ERROR(scan_->rescan(range_buf_));
+    }
+    if (scan_->valid()) {
+      on_point_ = false;
+      valid_ = true;
+      return Status::OK();
+    }
+    TUPLEKV_RETURN_IF_ERROR(scan_->status());
+  }
+  valid_ = false;
+  return Status::OK();
+}
+
+Status count_leading_elements(OrderedStore* store, BytesView prefix, size_t limit, size_t* count) {
+  *count = 0;
+  KeyRange range;
+  range.begin.assign(prefix);
+  range.end.assign(prefix);
+  range.end.push_back(kAfterElements);
+  ScanOptions options;
+  options.keys_only = true;
+  std::unique_ptr<Cursor> cursor;
+  while (*count <= limit) {
+    if (cursor == nullptr) {
+      TUPLEKV_ASSIGN_OR_RETURN(cursor, store->scan(range, options));
+    } else {
+      TUPLEKV_RETURN_IF_ERROR(cursor->rescan(range));
+    }
+    if (!cursor->valid()) return cursor->status();
+    ++*count;
+    const BytesView key = cursor->key();
+    size_t size = 0;
+    TUPLEKV_RETURN_IF_ERROR(first_element_size(key.substr(prefix.size()), &size));
+    Bytes next(key.substr(0, prefix.size() + size));
+    next.push_back(kAfterElements);
+    range.begin.swap(next);
+  }
+  return Status::OK();
+}
+
+}  // namespace tuplekv
