@@ -59,7 +59,11 @@
 //           `primary key: point user_id=?1`; argv in its term order.
 // Candidates are costed with plan_scan(); an index that does not cover the
 // statement pays a row fetch per row, so a key prefix beats an index range
-// beats a full scan. Per column type (DESIGN.md §6):
+// beats a full scan. A candidate whose first position is unconstrained
+// while its second is gets a skip-scan (`... skip region`, core/skip_scan.h)
+// when its first position holds at most kSkipScanDistinct values; the
+// count is taken at planning with one seek per value and kept until the
+// table is next written. Per column type (DESIGN.md §6):
 //   INTEGER, REAL  exact: the right-hand side gets numeric affinity, as
 //                  SQLite gives it; INTEGER vs REAL bounds are converted
 //                  exactly (a > 2.5 is a > 2; REAL vs an integer beyond
@@ -84,6 +88,7 @@
 
 #include "core/model/sql_any.h"
 #include "core/move_prefix.h"
+#include "core/skip_scan.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
 #include "ext/errors.h"
@@ -347,8 +352,36 @@ bool rhs_known(sqlite3_index_info* info, int i) {
   return sqlite3_vtab_rhs_value(info, i, &rhs) == SQLITE_OK && rhs != nullptr;
 }
 
-Evaluated evaluate(const TableVtab& t, const Candidate& c, sqlite3_index_info* info,
-                   bool all_inexact) {
+// The distinct first elements of candidate `c` for a skip-scan, measured
+// now or earlier (since the last write); 0 when unknown or too many.
+double leading_distinct(TableVtab& t, Candidate& c) {
+  if (c.leading_distinct && c.distinct_writes == t.write_statements) return *c.leading_distinct;
+  const std::string& prefix = c.is_index ? t.layout.index_prefix(c.index) : t.layout.row_prefix();
+  size_t count = 0;
+  // A store error here only costs the skip-scan; the scan itself reports it.
+  const bool ok = count_leading_elements(t.store.get(), prefix, kSkipScanDistinct, &count).ok();
+  c.leading_distinct = ok && count <= kSkipScanDistinct ? static_cast<double>(count) : 0.0;
+  c.distinct_writes = t.write_statements;
+  return *c.leading_distinct;
+}
+
+// A skip-scan can only help when position 0 has no usable key constraint
+// and position 1 has one.
+bool skip_scan_shape(const PlanRequest& req) {
+  if (req.columns.size() < 2) return false;
+  bool second = false;
+  for (const PlanConstraint& pc : req.constraints) {
+    if (!pc.usable || pc.op == PlanOp::kOther || pc.op == PlanOp::kLimit ||
+        pc.op == PlanOp::kOffset) {
+      continue;
+    }
+    if (pc.column == 0) return false;
+    if (pc.column == 1) second = true;
+  }
+  return second;
+}
+
+Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool all_inexact) {
   Evaluated e;
   PlanRequest req;
   req.columns = c.columns;
@@ -449,6 +482,7 @@ Evaluated evaluate(const TableVtab& t, const Candidate& c, sqlite3_index_info* i
     else if (static_cast<size_t>(col) < c.position_of.size()) pos = c.position_of[static_cast<size_t>(col)];
     req.order_by.push_back(PlanOrder{pos, info->aOrderBy[k].desc != 0});
   }
+  if (skip_scan_shape(req)) req.leading_distinct = leading_distinct(t, c);
   e.plan = plan_scan(req);
   // Nullable positions: a range open below (x < 5, or x >= 'a' on a
   // BLOB, which every BLOB passes) starts at the NULLs, which no
@@ -488,7 +522,6 @@ Evaluated evaluate(const TableVtab& t, const Candidate& c, sqlite3_index_info* i
     // Tie-break toward the primary key; pay for fetching rows.
     e.cost += 1 + (e.covering ? 0 : e.plan.rows * kFetchCost);
   }
-  (void)t;
   return e;
 }
 
@@ -779,6 +812,7 @@ struct TableCursor : sqlite3_vtab_cursor {
   Status rowid(sqlite3_int64* out);
   void recycle() {
     scan_.reset();
+    skip_.reset();
     eof_ = true;
   }
 
@@ -786,6 +820,8 @@ struct TableCursor : sqlite3_vtab_cursor {
   Status expand_any_args();
   Status open_range();
   Status advance();
+  // Skip-scans: the pair the skip-scan is on, if any, after `seeks_before`.
+  Status skip_pair(uint64_t seeks_before);
   // The store's current pair -> the row's columns.
   Status on_pair(BytesView key, BytesView value);
   BytesView prefix() const {
@@ -804,6 +840,8 @@ struct TableCursor : sqlite3_vtab_cursor {
   ScanSpec spec_;
   std::unique_ptr<Cursor> scan_;
   ScanOptions scan_options_;
+  bool skipping_ = false;
+  SkipScan skip_;
   size_t range_ = 0;
   bool eof_ = true;
   bool point_ = false;
@@ -893,7 +931,14 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
   scan_options_ = options;
   range_ = 0;
   eof_ = false;
-  TUPLEKV_RETURN_IF_ERROR(open_range());
+  skipping_ = spec_.skip;
+  if (skipping_) {
+    const uint64_t before = skip_.seeks();
+    TUPLEKV_RETURN_IF_ERROR(skip_.start(t->store.get(), prefix(), &spec_, options.keys_only));
+    TUPLEKV_RETURN_IF_ERROR(skip_pair(before));
+  } else {
+    TUPLEKV_RETURN_IF_ERROR(open_range());
+  }
   for (uint64_t skip = spec_.offset; skip > 0 && !eof_; --skip) TUPLEKV_RETURN_IF_ERROR(advance());
   return Status::OK();
 }
@@ -954,7 +999,21 @@ Status TableCursor::open_range() {
   return Status::OK();
 }
 
+Status TableCursor::skip_pair(uint64_t seeks_before) {
+  table()->stats->ranges += skip_.seeks() - seeks_before;
+  if (!skip_.valid()) {
+    eof_ = true;
+    return Status::OK();
+  }
+  return on_pair(skip_.key(), skip_.value());
+}
+
 Status TableCursor::advance() {
+  if (skipping_) {
+    const uint64_t before = skip_.seeks();
+    TUPLEKV_RETURN_IF_ERROR(skip_.next());
+    return skip_pair(before);
+  }
   if (!point_) {
     scan_->next();
     if (scan_->valid()) return on_pair(scan_->key(), scan_->value());

@@ -39,7 +39,15 @@ struct Candidate {
   bool unique = true;                     // = on every position finds one entry at most
   std::vector<bool> covers;               // per table column: readable without the row
   std::unique_ptr<PlanCache> plans;
+  // Distinct first elements, measured for skip-scan planning when the
+  // table had seen `distinct_writes` writes (0: more than kSkipScanDistinct).
+  std::optional<double> leading_distinct;
+  uint64_t distinct_writes = 0;
 };
+
+// A skip-scan is planned over a first position with at most this many
+// distinct values (counted with one seek each).
+inline constexpr size_t kSkipScanDistinct = 256;
 
 using ext::SqliteConversions;
 using ext::sql_value_of;
@@ -66,6 +74,7 @@ struct TableVtab : sqlite3_vtab {
   std::vector<Candidate> candidates;  // [0] primary key, [1 + i] index i
   // The next implicit key, when known (reset whenever it may have changed).
   std::optional<int64_t> next_rowid;
+  uint64_t write_statements = 0;  // xUpdate calls, to know when estimates age
   // xBegin was the last hook: the next xSavepoint(n) is SQLite telling a
   // table that joins a transaction inside n savepoints where it stands.
   bool just_began = false;
