@@ -104,6 +104,9 @@ const char* storage_class_name(int sqlite_type);
 // for anything over 2 GiB instead of truncating.
 void result_blob(sqlite3_context* ctx, BytesView b);
 void result_text(sqlite3_context* ctx, std::string_view s);
+// result_text() for a string that holds no NUL and is followed by one
+// (s.data()[s.size()] == '\0'), which SQLite then never needs to add.
+void result_nul_terminated_text(sqlite3_context* ctx, std::string_view s);
 
 }  // namespace tuplekv::ext
 
