@@ -829,6 +829,35 @@ Status RangeBuilder::build(const Plan& plan, const std::vector<PlanColumn>& colu
   return Status::OK();
 }
 
+bool RangeBuilder::point_range(const Plan& plan, const std::vector<PlanColumn>& columns,
+                               BytesView key_prefix, const FilterArg* args, ScanSpec* out) {
+  const size_t n = columns.size();
+  if (n == 0 || n > kMaxPointColumns) return false;
+  if (n > 1 && columns[0].encoding == KeyEncoding::kRaw) return false;  // raw keys are one position
+  // term_of[pos]: the index of the one = term on that position.
+  size_t term_of[kMaxPointColumns];
+  size_t seen = 0;
+  for (size_t i = 0; i < plan.terms.size(); ++i) {
+    const PlanTerm& t = plan.terms[i];
+    if (is_limit_op(t.op)) continue;
+    if (t.op != PlanOp::kEq || args[i].count != 1 ||
+        args[i].values[0].kind != FilterValue::Kind::kBytes) {
+      return false;
+    }
+    const size_t pos = static_cast<size_t>(t.column);
+    if (pos >= n || (seen >> pos) & 1) return false;
+    seen |= size_t{1} << pos;
+    term_of[pos] = i;
+  }
+  if (seen != (size_t{1} << n) - 1) return false;
+  KeyRange& r = out->add();
+  r.begin.assign(key_prefix);
+  for (size_t pos = 0; pos < n; ++pos) r.begin.append(args[term_of[pos]].values[0].bytes);
+  r.end.assign(r.begin);
+  r.end.push_back(columns[n - 1].encoding == KeyEncoding::kRaw ? '\0' : '\xff');
+  return true;
+}
+
 Status RangeBuilder::build_ranges(const Plan& plan, const std::vector<PlanColumn>& columns,
                                   BytesView key_prefix, const FilterArg* args, size_t nargs,
                                   ScanSpec* out) {
@@ -858,20 +887,9 @@ Status RangeBuilder::build_ranges(const Plan& plan, const std::vector<PlanColumn
   }
   if (plan.empty) return Status::OK();
 
-  // The common point lookup (one = on a one-position key) skips the
-  // general machinery.
-  if (plan.point && plan.terms.size() == 1 && plan.terms[0].op == PlanOp::kEq &&
-      columns.size() == 1 && args[0].count == 1) {
-    const FilterValue& v = args[0].values[0];
-    if (v.kind == FilterValue::Kind::kBytes) {
-      KeyRange& r = out->add();
-      r.begin.assign(key_prefix);
-      r.begin.append(v.bytes);
-      r.end.assign(r.begin);
-      r.end.push_back(columns[0].encoding == KeyEncoding::kRaw ? '\0' : '\xff');
-    }
-    return Status::OK();
-  }
+  // The common point lookup (one = per key position, each with a value)
+  // is the key itself: skip the general machinery.
+  if (plan.point && point_range(plan, columns, key_prefix, args, out)) return Status::OK();
 
   // Absolute range [p + lo, p + hi); hi_inf: to the end of everything
   // under p (an empty end, i.e. unbounded, if p is all FF).

@@ -306,6 +306,11 @@ class RangeBuilder {
 
   Status build_ranges(const Plan& plan, const std::vector<PlanColumn>& columns,
                       BytesView key_prefix, const FilterArg* args, size_t nargs, ScanSpec* out);
+  // The one range of a plan with exactly one = per position, each with a
+  // value (a point lookup); false, with *out untouched, for anything else.
+  static constexpr size_t kMaxPointColumns = 16;
+  static bool point_range(const Plan& plan, const std::vector<PlanColumn>& columns,
+                          BytesView key_prefix, const FilterArg* args, ScanSpec* out);
   Status position_constraints(const Plan& plan, const std::vector<PlanColumn>& columns,
                               const FilterArg* args, int pos);
   static void intersect(const Intervals& a, const Intervals& b, Intervals* out);

@@ -528,6 +528,41 @@ TEST(RangeBuilderTest, ElementPositionsMultiplyOut) {
   EXPECT_EQ(spec.size(), 2u);
 }
 
+// Point keys take a short path; it must agree with the general one.
+TEST(RangeBuilderTest, PointKeysInAnyTermOrder) {
+  PlanRequest req;
+  req.columns = table_columns();
+  // The planner writes terms by position, but a plan may list them in any
+  // order; the arguments follow the terms.
+  Result<Plan> parsed = parse_plan("point k2=?1 AND k1=?2", req.columns);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  const Plan point = *parsed;
+  ASSERT_TRUE(point.point);
+  RangeBuilder b;
+  ScanSpec spec;
+  std::vector<FilterArg> args = {arg({bytes(std::string("\x02" "b\x00", 3))}),
+                                 arg({bytes("\x15\x01")})};
+  ASSERT_TRUE(b.build(point, req.columns, "T", args.data(), args.size(), &spec).ok());
+  EXPECT_EQ(render(spec), "[T\\x15\\x01\\x02b\\x00,T\\x15\\x01\\x02b\\x00\\xff)");
+  // A NULL (or a value of another class) on any position matches nothing.
+  args[1] = arg({null_value()});
+  ASSERT_TRUE(b.build(point, req.columns, "T", args.data(), args.size(), &spec).ok());
+  EXPECT_EQ(render(spec), "");
+  args[1] = arg({below_all()});
+  ASSERT_TRUE(b.build(point, req.columns, "T", args.data(), args.size(), &spec).ok());
+  EXPECT_EQ(render(spec), "");
+  // Two = on one position: both must hold.
+  req.constraints = {con(PlanOp::kEq, 0), con(PlanOp::kEq, 0), con(PlanOp::kEq, 1)};
+  const Plan twice = plan_scan(req);
+  args = {arg({bytes("\x15\x01")}), arg({bytes("\x15\x02")}),
+          arg({bytes(std::string("\x02" "b\x00", 3))})};
+  ASSERT_TRUE(b.build(twice, req.columns, "T", args.data(), args.size(), &spec).ok());
+  EXPECT_EQ(render(spec), "");
+  args[1] = arg({bytes("\x15\x01")});
+  ASSERT_TRUE(b.build(twice, req.columns, "T", args.data(), args.size(), &spec).ok());
+  EXPECT_EQ(render(spec), "[T\\x15\\x01\\x02b\\x00,T\\x15\\x01\\x02b\\x00\\xff)");
+}
+
 // ---------------------------------------------------------------------------
 // Skip-scans
 
