@@ -23,6 +23,7 @@
 //    cannot be delimited at all, so both pack and unpack reject them there.
 //  * Incomplete versionstamps decode normally; pack() refuses them and
 //    pack_with_versionstamp() requires exactly one.
+#include <bit>
 #include <cassert>
 #include <cstdio>
 #include <cstring>
@@ -689,6 +690,20 @@ Status pack_element(const TupleValue& v, Bytes* out) {
   Writer w{begin, begin};
   w.element(v, false);
   return Status::OK();
+}
+
+void append_int64_element(int64_t v, Bytes* out) {
+  uint8_t buf[1 + 8];
+  Writer w{buf, buf};
+  w.uint_magnitude(magnitude_of(v), v < 0);
+  out->append(reinterpret_cast<const char*>(buf), static_cast<size_t>(w.p - buf));
+}
+
+void append_double_element(double v, Bytes* out) {
+  uint8_t buf[1 + 8];
+  buf[0] = kDoubleCode;
+  store_be(internal::double_key_bits(std::bit_cast<uint64_t>(v)), 8, buf + 1);
+  out->append(reinterpret_cast<const char*>(buf), sizeof buf);
 }
 
 Status pack_allow_incomplete(const Tuple& t, Bytes* out) {

@@ -175,6 +175,11 @@ Status pack(const Tuple& t, Bytes* out);
 // Appends the encoding of one top-level element.
 Status pack_element(const TupleValue& v, Bytes* out);
 
+// pack_element() of an int64 or a double, which cannot fail: the per-row
+// and per-lookup paths of the table models, without building a TupleValue.
+void append_int64_element(int64_t v, Bytes* out);
+void append_double_element(double v, Bytes* out);
+
 // pack() into a new buffer.
 Result<Bytes> packed(const Tuple& t);
 

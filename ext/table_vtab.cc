@@ -576,12 +576,12 @@ constexpr double kTwo63 = 9223372036854775808.0;
 
 void encode_int(int64_t i, Bytes* out) {
   out->clear();
-  (void)pack_element(TupleValue::int64(i), out);
+  append_int64_element(i, out);
 }
 void encode_double(double d, Bytes* out) {
   out->clear();
   if (d == 0) d = 0.0;
-  (void)pack_element(TupleValue::float64(d), out);
+  append_double_element(d, out);
 }
 // A string element of `s`, valid UTF-8 or not (a bound only).
 void encode_text(BytesView s, Bytes* out) {
@@ -848,7 +848,7 @@ struct TableCursor : sqlite3_vtab_cursor {
   bool limited_ = false;
   uint64_t remaining_ = 0;
   Bytes point_key_, point_value_, fetch_key_, fetch_value_;
-  model::TableLayout::Elements row_, indexed_;
+  model::TableLayout::Elements row_, indexed_, key_parts_;
   BytesView key_elements_;
   Bytes key_elements_buf_;
   Bytes raw_buf_;
@@ -948,7 +948,8 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
   ++t->stats->rows;
   const Candidate& c = t->candidates[cand_];
   if (!c.is_index) return t->layout.split_row(key, value, &row_, &key_elements_);
-  TUPLEKV_RETURN_IF_ERROR(t->layout.split_index(c.index, key, &indexed_, &key_elements_));
+  TUPLEKV_RETURN_IF_ERROR(
+      t->layout.split_index(c.index, key, &indexed_, &key_elements_, covering_ ? &key_parts_ : nullptr));
   if (!covering_) {
     bool found = false;
     key_elements_buf_.assign(key_elements_);
@@ -966,10 +967,9 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
   const auto& cols = t->table.indexes[c.index].columns;
   for (size_t k = 0; k < cols.size(); ++k) row_[static_cast<size_t>(cols[k])] = indexed_[k];
   if (!t->table.implicit_key()) {
-    TupleReader r(key_elements_);
-    size_t k = 0;
-    while (r.next() && k < t->table.key.size()) row_[static_cast<size_t>(t->table.key[k++])] = r.raw();
-    TUPLEKV_RETURN_IF_ERROR(r.status());
+    for (size_t k = 0; k < t->table.key.size(); ++k) {
+      row_[static_cast<size_t>(t->table.key[k])] = key_parts_[k];
+    }
   }
   return Status::OK();
 }

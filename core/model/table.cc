@@ -652,9 +652,11 @@ Status append_element(const SqlValue& v, Bytes* out) {
       out->push_back('\0');
       return Status::OK();
     case SqlValue::Kind::kInteger:
-      return pack_element(TupleValue::int64(v.i), out);
+      append_int64_element(v.i, out);
+      return Status::OK();
     case SqlValue::Kind::kReal:
-      return pack_element(TupleValue::float64(v.r), out);
+      append_double_element(v.r, out);
+      return Status::OK();
     case SqlValue::Kind::kText:
       if (!is_valid_utf8(v.bytes)) return Status::InvalidArgument("TEXT is not valid UTF-8");
       append_escaped('\x02', v.bytes, out);
@@ -716,15 +718,17 @@ namespace {
 // column that reads an element decodes it), with TupleReader for the codes
 // it does not size. false when the bytes are not `want` whole elements;
 // *implicit_int is whether the last element is an integer.
+// Puts the first `want` elements of `in`; returns how many bytes they take,
+// or npos when `in` holds fewer.
 template <typename Put>
-bool split_elements(BytesView in, size_t want, Put put, bool* last_is_int) {
+size_t split_leading_elements(BytesView in, size_t want, Put put, bool* last_is_int) {
   size_t pos = 0;
   for (size_t i = 0; i < want; ++i) {
     const BytesView rest = in.substr(pos);
     size_t n = quick_element_size(rest);
     if (n == 0) {
       TupleReader r(rest);
-      if (!r.next()) return false;
+      if (!r.next()) return BytesView::npos;
       n = r.raw().size();
     }
     const auto code = static_cast<uint8_t>(rest[0]);
@@ -732,7 +736,12 @@ bool split_elements(BytesView in, size_t want, Put put, bool* last_is_int) {
     put(i, rest.substr(0, n));
     pos += n;
   }
-  return pos == in.size();
+  return pos;
+}
+
+template <typename Put>
+bool split_elements(BytesView in, size_t want, Put put, bool* last_is_int) {
+  return split_leading_elements(in, want, put, last_is_int) == in.size();
 }
 
 }  // namespace
@@ -764,25 +773,30 @@ Status TableLayout::split_row(BytesView key, BytesView value, Elements* row,
 }
 
 Status TableLayout::split_index(size_t i, BytesView entry, Elements* indexed,
-                                BytesView* key_elements) const {
+                                BytesView* key_elements, Elements* key_parts) const {
   const Bytes& p = index_prefixes_[i];
   if (entry.size() < p.size() || entry.compare(0, p.size(), p) != 0) {
     return Status::Corruption("table: an index entry outside its index");
   }
+  const BytesView body = entry.substr(p.size());
   const size_t want = schema_.indexes[i].columns.size();
   indexed->resize(want);
-  TupleReader r(entry.substr(p.size()));
-  size_t n = 0;
-  while (n < want && r.next()) (*indexed)[n++] = r.raw();
-  TUPLEKV_RETURN_IF_ERROR(r.status());
-  if (n != want) return Status::Corruption("table: a short index entry");
-  *key_elements = r.rest();
-  TupleReader k(*key_elements);
-  size_t m = 0;
-  while (k.next()) ++m;
-  TUPLEKV_RETURN_IF_ERROR(k.status());
-  if (m != schema_.key_size()) {
+  bool is_int = false;
+  const size_t n = split_leading_elements(
+      body, want, [&](size_t k, BytesView e) { (*indexed)[k] = e; }, &is_int);
+  if (n == BytesView::npos) return Status::Corruption("table: a short index entry");
+  *key_elements = body.substr(n);
+  if (key_parts != nullptr) key_parts->resize(schema_.key_size());
+  if (!split_elements(
+          *key_elements, schema_.key_size(),
+          [&](size_t k, BytesView e) {
+            if (key_parts != nullptr) (*key_parts)[k] = e;
+          },
+          &is_int)) {
     return Status::Corruption("table: an index entry with the wrong number of key elements");
+  }
+  if (schema_.key.empty() && !is_int) {
+    return Status::Corruption("table: an index entry whose implicit key is not an integer");
   }
   return Status::OK();
 }

@@ -188,8 +188,11 @@ class TableLayout {
   // kCorruption when the bytes do not fit the schema.
   Status split_row(BytesView key, BytesView value, Elements* row, BytesView* key_elements) const;
   // The key elements of an index entry (after the indexed values), and the
-  // indexed values' elements.
-  Status split_index(size_t i, BytesView entry, Elements* indexed, BytesView* key_elements) const;
+  // indexed values' elements; with `key_parts`, also each key element (by
+  // key position). Like split_row, this checks the framing only: elements
+  // are validated when decoded.
+  Status split_index(size_t i, BytesView entry, Elements* indexed, BytesView* key_elements,
+                     Elements* key_parts = nullptr) const;
 
  private:
   TableSchema schema_;

@@ -339,5 +339,47 @@ TEST(TableRowsTest, SplitRowAndCorruption) {
   EXPECT_EQ(f.layout.split_row(key, "\x02", &back, &ke).code(), StatusCode::kCorruption);
 }
 
+TEST(TableRowsTest, SplitIndexAndCorruption) {
+  Fixture f({"a TEXT", "b INTEGER", "c", "PRIMARY KEY(b, a)", "INDEX by_c(c, a)"});
+  TableLayout::Elements r = f.row({text("x"), integer(5), real(2.5)});
+  Bytes key;
+  f.layout.row_key(r, {}, &key);
+  const BytesView key_elements = BytesView(key).substr(f.layout.row_prefix().size());
+  Bytes entry;
+  f.layout.index_key(0, r, key_elements, &entry);
+  TableLayout::Elements indexed, parts;
+  BytesView ke;
+  ASSERT_TRUE(f.layout.split_index(0, entry, &indexed, &ke, &parts).ok());
+  ASSERT_EQ(indexed.size(), 2u);
+  EXPECT_EQ(indexed[0], r[2]);
+  EXPECT_EQ(indexed[1], r[0]);
+  EXPECT_EQ(ke, key_elements);
+  ASSERT_EQ(parts.size(), 2u);  // in key order: b, a
+  EXPECT_EQ(parts[0], r[1]);
+  EXPECT_EQ(parts[1], r[0]);
+  ASSERT_TRUE(f.layout.split_index(0, entry, &indexed, &ke).ok());  // parts optional
+  // An extra or a missing key element, a truncated element, a foreign prefix.
+  EXPECT_EQ(f.layout.split_index(0, entry + "\x14", &indexed, &ke).code(), StatusCode::kCorruption);
+  EXPECT_EQ(f.layout.split_index(0, entry.substr(0, entry.size() - 1), &indexed, &ke).code(),
+            StatusCode::kCorruption);
+  Bytes short_entry = entry.substr(0, entry.size() - r[0].size());
+  EXPECT_EQ(f.layout.split_index(0, short_entry, &indexed, &ke).code(), StatusCode::kCorruption);
+  EXPECT_EQ(f.layout.split_index(0, key, &indexed, &ke).code(), StatusCode::kCorruption);
+}
+
+TEST(TableRowsTest, SplitIndexOfAnImplicitKeyNeedsAnInteger) {
+  Fixture f({"a TEXT", "INDEX by_a(a)"});
+  TableLayout::Elements r = f.row({text("x")});
+  Bytes entry;
+  f.layout.index_key(0, r, "\x15\x07", &entry);
+  TableLayout::Elements indexed;
+  BytesView ke;
+  ASSERT_TRUE(f.layout.split_index(0, entry, &indexed, &ke).ok());
+  EXPECT_EQ(ke, "\x15\x07");
+  entry.clear();
+  f.layout.index_key(0, r, std::string_view("\x02y\x00", 3), &entry);
+  EXPECT_EQ(f.layout.split_index(0, entry, &indexed, &ke).code(), StatusCode::kCorruption);
+}
+
 }  // namespace
 }  // namespace tuplekv::model

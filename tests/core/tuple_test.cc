@@ -530,6 +530,40 @@ TEST(TuplePack, AppendsAndPacksElements) {
   EXPECT_EQ(packed_hex({S("a"), TupleValue::user(0x4A, "\x01")}), spec_hex("02 61 00 4a 01"));
 }
 
+// The fast appenders write what pack_element writes, edge values included.
+TEST(TuplePack, FastNumberAppendersMatchPackElement) {
+  std::vector<int64_t> ints = {0, 1, -1, 255, 256, -255, -256, 65535, -65536,
+                               std::numeric_limits<int64_t>::max(),
+                               std::numeric_limits<int64_t>::min(),
+                               std::numeric_limits<int64_t>::min() + 1};
+  std::vector<double> doubles = {0.0, -0.0, 1.5, -1.5, std::numeric_limits<double>::infinity(),
+                                 -std::numeric_limits<double>::infinity(),
+                                 std::numeric_limits<double>::quiet_NaN(),
+                                 std::numeric_limits<double>::denorm_min(),
+                                 std::numeric_limits<double>::lowest()};
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 2000; ++i) {
+    const uint64_t r = rng();
+    const auto v = static_cast<int64_t>(rng() >> (r % 64));  // every width
+    ints.push_back((r & 1) != 0 ? ~v : v);
+    doubles.push_back(std::bit_cast<double>(rng()));
+  }
+  for (int64_t v : ints) {
+    Bytes fast = "p";
+    Bytes slow = "p";
+    append_int64_element(v, &fast);
+    ASSERT_TRUE(pack_element(TupleValue::int64(v), &slow).ok());
+    ASSERT_EQ(fast, slow) << v;
+  }
+  for (double v : doubles) {
+    Bytes fast = "p";
+    Bytes slow = "p";
+    append_double_element(v, &fast);
+    ASSERT_TRUE(pack_element(TupleValue::float64(v), &slow).ok());
+    ASSERT_EQ(fast, slow) << v;
+  }
+}
+
 TEST(TuplePackWithVersionstamp, OffsetsAreLittleEndianAfterThePrefix) {
   Bytes out;
   ASSERT_TRUE(pack_with_versionstamp({S("a"), IncompleteStamp(0x0102)}, 0, &out).ok());
