@@ -1045,22 +1045,20 @@ int TableCursor::column(sqlite3_context* ctx, int i) {
   if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
   if (i < 0 || static_cast<size_t>(i) >= row_.size()) {
     s = Status::Internal("tuplekv internal error: column " + std::to_string(i));
+  } else if (row_[static_cast<size_t>(i)].empty()) {
+    s = Status::Internal("tuplekv internal error: column " + std::to_string(i) + " not read");
   } else {
+    // The per-row path: no Status is assigned unless something failed.
     BytesView in = row_[static_cast<size_t>(i)];
-    if (in.empty()) {
-      s = Status::Internal("tuplekv internal error: column " + std::to_string(i) + " not read");
-    } else {
-      s = result_packed_element(ctx, &in);
-    }
+    Status read = result_packed_element(ctx, &in);
+    if (read.ok()) return SQLITE_OK;
+    s = std::move(read);
   }
-  if (!s.ok()) {
-    const Status ctx_s = s.code() == StatusCode::kCorruption
-                             ? s.with_context(std::string(kModule) + ": corrupt store of " + t->name)
-                             : s;
-    set_result_error(ctx, ctx_s);
-    return sqlite_code(ctx_s);
-  }
-  return SQLITE_OK;
+  const Status ctx_s = s.code() == StatusCode::kCorruption
+                           ? s.with_context(std::string(kModule) + ": corrupt store of " + t->name)
+                           : s;
+  set_result_error(ctx, ctx_s);
+  return sqlite_code(ctx_s);
 }
 
 Status TableCursor::rowid(sqlite3_int64* out) {
