@@ -928,4 +928,16 @@ size_t quick_element_size(BytesView in) {
   return 1 + n <= in.size() ? 1 + n : 0;
 }
 
+Status element_size(BytesView in, size_t* size) {
+  *size = quick_element_size(in);
+  if (*size != 0) return Status::OK();
+  TupleReader r(in);
+  if (!r.next()) {
+    if (!r.status().ok()) return r.status();
+    return Status::Corruption("tuple: expected an element at byte 0, found the end of the input");
+  }
+  *size = r.raw().size();
+  return Status::OK();
+}
+
 }  // namespace tuplekv

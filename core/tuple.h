@@ -225,6 +225,11 @@ Status decode_element(BytesView* in, TupleValue* out, size_t base_offset = 0);
 // TupleReader then. Cheap enough to split a row into its columns.
 size_t quick_element_size(BytesView in);
 
+// The size of the top-level element at the start of `in`: quick_element_size
+// when it can tell, else the full decoder's (which also checks the element).
+// kCorruption naming the offset when no element starts there.
+Status element_size(BytesView in, size_t* size);
+
 class TupleReader {
  public:
   explicit TupleReader(BytesView packed) : all_(packed) {}
