@@ -548,20 +548,16 @@ TEST(TuplePack, FastNumberAppendersMatchPackElement) {
     ints.push_back((r & 1) != 0 ? ~v : v);
     doubles.push_back(std::bit_cast<double>(rng()));
   }
-  for (int64_t v : ints) {
+  // Both append after what *out holds already.
+  auto expect_same = [](auto v, void (*fast_append)(decltype(v), Bytes*), const TupleValue& as_value) {
     Bytes fast = "p";
     Bytes slow = "p";
-    append_int64_element(v, &fast);
-    ASSERT_TRUE(pack_element(TupleValue::int64(v), &slow).ok());
-    ASSERT_EQ(fast, slow) << v;
-  }
-  for (double v : doubles) {
-    Bytes fast = "p";
-    Bytes slow = "p";
-    append_double_element(v, &fast);
-    ASSERT_TRUE(pack_element(TupleValue::float64(v), &slow).ok());
-    ASSERT_EQ(fast, slow) << v;
-  }
+    fast_append(v, &fast);
+    ASSERT_TRUE(pack_element(as_value, &slow).ok());
+    EXPECT_EQ(fast, slow) << v;
+  };
+  for (int64_t v : ints) expect_same(v, append_int64_element, TupleValue::int64(v));
+  for (double v : doubles) expect_same(v, append_double_element, TupleValue::float64(v));
 }
 
 TEST(TuplePackWithVersionstamp, OffsetsAreLittleEndianAfterThePrefix) {
@@ -913,6 +909,26 @@ TEST(TupleRandom, QuickElementSizeMatchesTheReader) {
     for (char& c : junk) c = static_cast<char>(rng() % 4 == 0 ? 0 : rng());
     EXPECT_LE(quick_element_size(junk), junk.size());
   }
+}
+
+// element_size: every element's size, with or without the quick path, and
+// kCorruption where no element starts.
+TEST(TupleRandom, ElementSizeMatchesTheReader) {
+  TupleGen gen(20261124);
+  for (int i = 0; i < 2000; ++i) {
+    Bytes b;
+    ASSERT_TRUE(pack(gen.tuple(0, true), &b).ok());
+    TupleReader r(b);
+    while (r.next()) {
+      size_t n = 0;
+      ASSERT_TRUE(element_size(BytesView(b).substr(r.offset()), &n).ok()) << i;
+      EXPECT_EQ(n, r.raw().size()) << i;
+    }
+  }
+  size_t n = 0;
+  EXPECT_EQ(element_size("", &n).code(), StatusCode::kCorruption);
+  EXPECT_EQ(element_size("\x03", &n).code(), StatusCode::kCorruption);      // unknown code
+  EXPECT_EQ(element_size("\x05\x15", &n).code(), StatusCode::kCorruption);  // unterminated nested
 }
 
 TEST(TupleRandom, ValueOrderMatchesByteOrder) {
