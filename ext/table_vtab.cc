@@ -60,7 +60,7 @@
 // Candidates are costed with plan_scan(); an index that does not cover the
 // statement pays a row fetch per row, so a key prefix beats an index range
 // beats a full scan. A candidate whose first position is unconstrained
-// while its second is gets a skip-scan (`... skip region`, core/skip_scan.h)
+// while its second is gets a skip-scan (`... skip region`, core/spec_scan.h)
 // when its first position holds at most kSkipScanDistinct values; the
 // count is taken at planning with one seek per value and kept until the
 // table is next written. Per column type (DESIGN.md §6):
@@ -88,7 +88,7 @@
 
 #include "core/model/sql_any.h"
 #include "core/move_prefix.h"
-#include "core/skip_scan.h"
+#include "core/spec_scan.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
 #include "ext/errors.h"
@@ -355,13 +355,13 @@ bool rhs_known(sqlite3_index_info* info, int i) {
 // The distinct first elements of candidate `c` for a skip-scan, measured
 // now or earlier (since the last write); 0 when unknown or too many.
 double leading_distinct(TableVtab& t, Candidate& c) {
-  if (c.leading_distinct && c.distinct_writes == t.write_statements) return *c.leading_distinct;
+  if (c.leading_distinct && c.distinct_writes == t.row_writes) return *c.leading_distinct;
   const std::string& prefix = c.is_index ? t.layout.index_prefix(c.index) : t.layout.row_prefix();
   size_t count = 0;
   // A store error here only costs the skip-scan; the scan itself reports it.
   const bool ok = count_leading_elements(t.store.get(), prefix, kSkipScanDistinct, &count).ok();
   c.leading_distinct = ok && count <= kSkipScanDistinct ? static_cast<double>(count) : 0.0;
-  c.distinct_writes = t.write_statements;
+  c.distinct_writes = t.row_writes;
   return *c.leading_distinct;
 }
 
@@ -812,16 +812,13 @@ struct TableCursor : sqlite3_vtab_cursor {
   Status rowid(sqlite3_int64* out);
   void recycle() {
     scan_.reset();
-    skip_.reset();
     eof_ = true;
   }
 
  private:
   Status expand_any_args();
-  Status open_range();
-  Status advance();
-  // Skip-scans: the pair the skip-scan is on, if any, after `seeks_before`.
-  Status skip_pair(uint64_t seeks_before);
+  // Steps the scan (or starts it, with `start`) and reads the pair it is on.
+  Status advance(bool start = false);
   // The store's current pair -> the row's columns.
   Status on_pair(BytesView key, BytesView value);
   BytesView prefix() const {
@@ -838,16 +835,11 @@ struct TableCursor : sqlite3_vtab_cursor {
   std::vector<Bytes> variants_;
   RangeBuilder builder_;
   ScanSpec spec_;
-  std::unique_ptr<Cursor> scan_;
-  ScanOptions scan_options_;
-  bool skipping_ = false;
-  SkipScan skip_;
-  size_t range_ = 0;
+  SpecScan scan_;
   bool eof_ = true;
-  bool point_ = false;
   bool limited_ = false;
   uint64_t remaining_ = 0;
-  Bytes point_key_, point_value_, fetch_key_, fetch_value_;
+  Bytes fetch_key_, fetch_value_;
   model::TableLayout::Elements row_, indexed_, key_parts_;
   BytesView key_elements_;
   Bytes key_elements_buf_;
@@ -917,28 +909,11 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
     TUPLEKV_RETURN_IF_ERROR(
         builder_.build(*plan_, c.columns, prefix(), args_.data(), plan_->terms.size(), &spec_));
   }
-  point_ = spec_.point;
   limited_ = spec_.has_limit;
   remaining_ = spec_.limit;
   if (limited_ && remaining_ == 0) return Status::OK();
-  ScanOptions options;
-  options.reverse = spec_.reverse;
-  options.keys_only = c.is_index;
-  if (scan_ != nullptr && (options.reverse != scan_options_.reverse ||
-                           options.keys_only != scan_options_.keys_only)) {
-    scan_.reset();
-  }
-  scan_options_ = options;
-  range_ = 0;
   eof_ = false;
-  skipping_ = spec_.skip;
-  if (skipping_) {
-    const uint64_t before = skip_.seeks();
-    TUPLEKV_RETURN_IF_ERROR(skip_.start(t->store.get(), prefix(), &spec_, options.keys_only));
-    TUPLEKV_RETURN_IF_ERROR(skip_pair(before));
-  } else {
-    TUPLEKV_RETURN_IF_ERROR(open_range());
-  }
+  TUPLEKV_RETURN_IF_ERROR(advance(/*start=*/true));
   for (uint64_t skip = spec_.offset; skip > 0 && !eof_; --skip) TUPLEKV_RETURN_IF_ERROR(advance());
   return Status::OK();
 }
@@ -974,53 +949,21 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
   return Status::OK();
 }
 
-Status TableCursor::open_range() {
+Status TableCursor::advance(bool start) {
   TableVtab* t = table();
-  const size_t n = spec_.size();
-  for (; range_ < n; ++range_) {
-    const KeyRange& r = spec_[spec_.reverse ? n - 1 - range_ : range_];
-    ++t->stats->ranges;
-    if (point_) {
-      bool found = false;
-      TUPLEKV_RETURN_IF_ERROR(t->store->get(r.begin, &point_value_, &found));
-      if (!found) continue;
-      point_key_.assign(r.begin);
-      return on_pair(point_key_, point_value_);
-    }
-    if (scan_ == nullptr) {
-      TUPLEKV_ASSIGN_OR_RETURN(scan_, t->store->scan(r, scan_options_));
-    } else {
-      TUPLEKV_RETURN_IF_ERROR(scan_->rescan(r));
-    }
-    if (scan_->valid()) return on_pair(scan_->key(), scan_->value());
-    TUPLEKV_RETURN_IF_ERROR(scan_->status());
+  const uint64_t seeks_before = scan_.seeks();
+  if (start) {
+    TUPLEKV_RETURN_IF_ERROR(
+        scan_.start(t->store.get(), prefix(), &spec_, t->candidates[cand_].is_index));
+  } else {
+    TUPLEKV_RETURN_IF_ERROR(scan_.next());
   }
-  eof_ = true;
-  return Status::OK();
-}
-
-Status TableCursor::skip_pair(uint64_t seeks_before) {
-  table()->stats->ranges += skip_.seeks() - seeks_before;
-  if (!skip_.valid()) {
+  t->stats->ranges += scan_.seeks() - seeks_before;
+  if (!scan_.valid()) {
     eof_ = true;
     return Status::OK();
   }
-  return on_pair(skip_.key(), skip_.value());
-}
-
-Status TableCursor::advance() {
-  if (skipping_) {
-    const uint64_t before = skip_.seeks();
-    TUPLEKV_RETURN_IF_ERROR(skip_.next());
-    return skip_pair(before);
-  }
-  if (!point_) {
-    scan_->next();
-    if (scan_->valid()) return on_pair(scan_->key(), scan_->value());
-    TUPLEKV_RETURN_IF_ERROR(scan_->status());
-  }
-  ++range_;
-  return open_range();
+  return on_pair(scan_.key(), scan_.value());
 }
 
 Status TableCursor::next() {

@@ -39,8 +39,9 @@ struct Candidate {
   bool unique = true;                     // = on every position finds one entry at most
   std::vector<bool> covers;               // per table column: readable without the row
   std::unique_ptr<PlanCache> plans;
-  // Distinct first elements, measured for skip-scan planning when the
-  // table had seen `distinct_writes` writes (0: more than kSkipScanDistinct).
+  // Distinct first elements for skip-scan planning (0: more than
+  // kSkipScanDistinct), measured when the table's row_writes was
+  // `distinct_writes`; measured again once it has moved on.
   std::optional<double> leading_distinct;
   uint64_t distinct_writes = 0;
 };
@@ -74,7 +75,7 @@ struct TableVtab : sqlite3_vtab {
   std::vector<Candidate> candidates;  // [0] primary key, [1 + i] index i
   // The next implicit key, when known (reset whenever it may have changed).
   std::optional<int64_t> next_rowid;
-  uint64_t write_statements = 0;  // xUpdate calls, to know when estimates age
+  uint64_t row_writes = 0;  // xUpdate calls (one per row written), to age estimates
   // xBegin was the last hook: the next xSavepoint(n) is SQLite telling a
   // table that joins a transaction inside n savepoints where it stands.
   bool just_began = false;

@@ -472,7 +472,7 @@ void TableVtab::WriteScratchDeleter::operator()(WriteScratch* w) const { delete 
 
 int TableVtab::update(int argc, sqlite3_value** argv, sqlite3_int64* rowid) {
   if (!scratch) scratch.reset(new WriteScratch());
-  ++write_statements;
+  ++row_writes;
   Writer writer(this, scratch.get());
   return writer.run(argc, argv, rowid);
 }

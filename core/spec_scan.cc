@@ -1,6 +1,4 @@
-#include "core/skip_scan.h"
-
-#include <string>
+#include "core/spec_scan.h"
 
 #include "core/tuple.h"
 
@@ -12,22 +10,9 @@ namespace {
 // after a whole element is the next element's type code, never FF.
 constexpr char kAfterElements = '\xff';
 
-// The size of the first element of `rest`, or kCorruption.
-Status first_element_size(BytesView rest, size_t* size) {
-  *size = quick_element_size(rest);
-  if (*size != 0) return Status::OK();
-  TupleReader r(rest);
-  if (!r.next()) {
-    if (!r.status().ok()) return r.status();
-    return Status::Corruption("skip-scan: a key ends at its prefix");
-  }
-  *size = r.raw().size();
-  return Status::OK();
-}
-
 }  // namespace
 
-Status SkipScan::start(OrderedStore* store, BytesView prefix, const ScanSpec* spec, bool keys_only) {
+Status SpecScan::start(OrderedStore* store, BytesView prefix, const ScanSpec* spec, bool keys_only) {
   ScanOptions options;
   options.reverse = spec->reverse;
   options.keys_only = keys_only;
@@ -39,18 +24,16 @@ Status SkipScan::start(OrderedStore* store, BytesView prefix, const ScanSpec* sp
   store_ = store;
   spec_ = spec;
   options_ = options;
+  range_ = 0;
+  valid_ = false;
+  if (!spec->skip) return open_range();
   prefix_.assign(prefix);
   bound_.assign(prefix_);
   if (options_.reverse) bound_.push_back(kAfterElements);
-  valid_ = false;
   return next_group();
 }
 
-BytesView SkipScan::key() const { return on_point_ ? BytesView(point_key_) : scan_->key(); }
-
-BytesView SkipScan::value() const { return on_point_ ? BytesView(point_value_) : scan_->value(); }
-
-Status SkipScan::next() {
+Status SpecScan::next() {
   if (!valid_) return Status::OK();
   if (!on_point_) {
     scan_->next();
@@ -59,11 +42,11 @@ Status SkipScan::next() {
   }
   ++range_;
   TUPLEKV_RETURN_IF_ERROR(open_range());
-  if (valid_) return Status::OK();
+  if (valid_ || !spec_->skip) return Status::OK();
   return next_group();
 }
 
-Status SkipScan::next_group() {
+Status SpecScan::next_group() {
   for (;;) {
     valid_ = false;
     if (spec_->size() == 0) return Status::OK();
@@ -87,7 +70,7 @@ Status SkipScan::next_group() {
     if (!probe_->valid()) return probe_->status();
     const BytesView key = probe_->key();
     size_t size = 0;
-    TUPLEKV_RETURN_IF_ERROR(first_element_size(key.substr(prefix_.size()), &size));
+    TUPLEKV_RETURN_IF_ERROR(element_size(key.substr(prefix_.size()), &size));
     group_.assign(key.substr(0, prefix_.size() + size));
     bound_.assign(group_);
     if (!options_.reverse) bound_.push_back(kAfterElements);
@@ -97,7 +80,7 @@ Status SkipScan::next_group() {
   }
 }
 
-void SkipScan::absolute_range(size_t i, KeyRange* out) const {
+void SpecScan::group_range(size_t i, KeyRange* out) const {
   const KeyRange& r = (*spec_)[i];
   out->begin.assign(group_);
   out->begin.append(r.begin);
@@ -106,24 +89,26 @@ void SkipScan::absolute_range(size_t i, KeyRange* out) const {
   else out->end.append(r.end);
 }
 
-Status SkipScan::open_range() {
+Status SpecScan::open_range() {
   const size_t n = spec_->size();
   for (; range_ < n; ++range_) {
-    absolute_range(spec_->reverse ? n - 1 - range_ : range_, &range_buf_);
+    const size_t i = spec_->reverse ? n - 1 - range_ : range_;
+    if (spec_->skip) group_range(i, &range_buf_);
+    const KeyRange& r = spec_->skip ? range_buf_ : (*spec_)[i];
     ++seeks_;
     if (spec_->point) {
       bool found = false;
-      TUPLEKV_RETURN_IF_ERROR(store_->get(range_buf_.begin, &point_value_, &found));
+      TUPLEKV_RETURN_IF_ERROR(store_->get(r.begin, &point_value_, &found));
       if (!found) continue;
-      point_key_.assign(range_buf_.begin);
+      point_key_.assign(r.begin);
       on_point_ = true;
       valid_ = true;
       return Status::OK();
     }
     if (scan_ == nullptr) {
-      TUPLEKV_ASSIGN_OR_RETURN(scan_, store_->scan(range_buf_, options_));
+      TUPLEKV_ASSIGN_OR_RETURN(scan_, store_->scan(r, options_));
     } else {
-      TUPLEKV_RETURN_IF_ERROR(scan_->rescan(range_buf_));
+      TUPLEKV_RETURN_IF_ERROR(scan_->rescan(r));
     }
     if (scan_->valid()) {
       on_point_ = false;
@@ -155,7 +140,7 @@ Status count_leading_elements(OrderedStore* store, BytesView prefix, size_t limi
     ++*count;
     const BytesView key = cursor->key();
     size_t size = 0;
-    TUPLEKV_RETURN_IF_ERROR(first_element_size(key.substr(prefix.size()), &size));
+    TUPLEKV_RETURN_IF_ERROR(element_size(key.substr(prefix.size()), &size));
     Bytes next(key.substr(0, prefix.size() + size));
     next.push_back(kAfterElements);
     range.begin.swap(next);

@@ -1,6 +1,7 @@
-// core/skip_scan: every key a skip-scan returns is one a plain scan with a
-// filter returns, in the same order, for first elements of every kind.
-#include "core/skip_scan.h"
+// core/spec_scan: plain specs read exactly their ranges; every key a
+// skip-scan returns is one a plain scan with a filter returns, in the same
+// order, for first elements of every kind.
+#include "core/spec_scan.h"
 
 #include <gtest/gtest.h>
 
@@ -103,8 +104,18 @@ std::vector<Bytes> expected_keys(const Fixture& f, const ScanSpec& spec) {
   return out;
 }
 
-std::vector<Bytes> skip_keys(Fixture& f, const ScanSpec& spec, uint64_t* seeks = nullptr) {
-  SkipScan scan;
+// A skip spec with one relative range [begin, end).
+ScanSpec skip_spec(Bytes begin, Bytes end) {
+  ScanSpec spec;
+  spec.skip = true;
+  KeyRange& r = spec.add();
+  r.begin = std::move(begin);
+  r.end = std::move(end);
+  return spec;
+}
+
+std::vector<Bytes> scan_keys(Fixture& f, const ScanSpec& spec, uint64_t* seeks = nullptr) {
+  SpecScan scan;
   std::vector<Bytes> out;
   Status s = scan.start(&f.store, f.prefix, &spec, false);
   EXPECT_TRUE(s.ok()) << s.message();
@@ -118,7 +129,67 @@ std::vector<Bytes> skip_keys(Fixture& f, const ScanSpec& spec, uint64_t* seeks =
   return out;
 }
 
-TEST(SkipScanTest, MatchesAFilteredScanForRandomRanges) {
+// Plain specs: absolute ranges, point keys, both directions; one seek per
+// range or key.
+TEST(SpecScanPlainTest, ReadsExactlyItsRangesInOrder) {
+  Fixture f(11);
+  ASSERT_GT(f.keys.size(), 6u);
+  const Bytes& a = f.keys[1];
+  const Bytes& b = f.keys[3];
+  const Bytes& c = f.keys[5];
+  ScanSpec spec;
+  KeyRange& first = spec.add();
+  first.begin = a;
+  first.end = b;  // keys[1], keys[2]
+  KeyRange& second = spec.add();
+  second.begin = c;
+  second.end = f.prefix + "\xff";  // keys[5] to the end of the subspace
+  std::vector<Bytes> expected = {f.keys[1], f.keys[2]};
+  expected.insert(expected.end(), f.keys.begin() + 5, f.keys.end());
+  uint64_t seeks = 0;
+  EXPECT_EQ(scan_keys(f, spec, &seeks), expected);
+  EXPECT_EQ(seeks, 2u);
+  spec.reverse = true;
+  std::reverse(expected.begin(), expected.end());
+  EXPECT_EQ(scan_keys(f, spec), expected);
+
+  ScanSpec points;
+  points.point = true;
+  for (const Bytes& k : {f.keys[0], f.prefix + int_element(12345), f.keys[4]}) {
+    KeyRange& r = points.add();
+    r.begin = k;
+    r.end = k + "\xff";
+  }
+  EXPECT_EQ(scan_keys(f, points, &seeks), (std::vector<Bytes>{f.keys[0], f.keys[4]}));
+  EXPECT_EQ(seeks, 3u);  // the absent key costs its lookup too
+  EXPECT_TRUE(scan_keys(f, ScanSpec()).empty());
+}
+
+// A scan restarted with another spec (as a cursor is by each xFilter) forgets
+// the previous one, also across a switch between plain and skip.
+TEST(SpecScanPlainTest, RestartsCleanly) {
+  Fixture f(12);
+  ScanSpec all;
+  KeyRange& r = all.add();
+  r.begin = f.prefix;
+  r.end = f.prefix + "\xff";
+  const ScanSpec skip_all = skip_spec(Bytes(), Bytes());
+  SpecScan scan;
+  for (const ScanSpec* spec : std::vector<const ScanSpec*>{&all, &skip_all, &all}) {
+    ASSERT_TRUE(scan.start(&f.store, f.prefix, spec, false).ok());
+    ASSERT_TRUE(scan.valid());
+    ASSERT_TRUE(scan.next().ok());  // part way only
+  }
+  std::vector<Bytes> rest;
+  ASSERT_TRUE(scan.start(&f.store, f.prefix, &skip_all, true).ok());
+  while (scan.valid()) {
+    rest.emplace_back(scan.key());
+    ASSERT_TRUE(scan.next().ok());
+  }
+  EXPECT_EQ(rest, f.keys);
+}
+
+TEST(SpecScanSkipTest, MatchesAFilteredScanForRandomRanges) {
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     Fixture f(seed);
     std::mt19937 rng(seed * 7919);
@@ -144,12 +215,12 @@ TEST(SkipScanTest, MatchesAFilteredScanForRandomRanges) {
         at += len + 1 + static_cast<int>(rng() % 4);
       }
       SCOPED_TRACE("seed " + std::to_string(seed) + " round " + std::to_string(round));
-      EXPECT_EQ(skip_keys(f, spec), expected_keys(f, spec));
+      EXPECT_EQ(scan_keys(f, spec), expected_keys(f, spec));
     }
   }
 }
 
-TEST(SkipScanTest, SeeksOncePerGroupPlusOncePerRange) {
+TEST(SpecScanSkipTest, SeeksOncePerGroupPlusOncePerRange) {
   MemoryStore store;
   const Bytes prefix = prefix_of("t");
   for (int g = 0; g < 5; ++g) {
@@ -157,12 +228,8 @@ TEST(SkipScanTest, SeeksOncePerGroupPlusOncePerRange) {
       ASSERT_TRUE(store.set(prefix + int_element(g) + int_element(i), "").ok());
     }
   }
-  ScanSpec spec;
-  spec.skip = true;
-  KeyRange& r = spec.add();
-  r.begin = int_element(500);
-  r.end = int_element(503);
-  SkipScan scan;
+  const ScanSpec spec = skip_spec(int_element(500), int_element(503));
+  SpecScan scan;
   ASSERT_TRUE(scan.start(&store, prefix, &spec, true).ok());
   int rows = 0;
   while (scan.valid()) {
@@ -174,36 +241,32 @@ TEST(SkipScanTest, SeeksOncePerGroupPlusOncePerRange) {
   EXPECT_EQ(scan.seeks(), 11u);
 }
 
-TEST(SkipScanTest, AnEmptySpecOrStoreFindsNothing) {
+TEST(SpecScanSkipTest, AnEmptySpecOrStoreFindsNothing) {
   Fixture f(3);
   ScanSpec none;
   none.skip = true;
-  EXPECT_TRUE(skip_keys(f, none).empty());
+  EXPECT_TRUE(scan_keys(f, none).empty());
   MemoryStore empty;
   ScanSpec all;
   all.skip = true;
   all.add();  // [group start, group end)
-  SkipScan scan;
+  SpecScan scan;
   ASSERT_TRUE(scan.start(&empty, prefix_of("t"), &all, false).ok());
   EXPECT_FALSE(scan.valid());
   // The same spec over the fixture returns every key, forward and back.
-  EXPECT_EQ(skip_keys(f, all), f.keys);
+  EXPECT_EQ(scan_keys(f, all), f.keys);
   all.reverse = true;
   std::vector<Bytes> back = f.keys;
   std::reverse(back.begin(), back.end());
-  EXPECT_EQ(skip_keys(f, all), back);
+  EXPECT_EQ(scan_keys(f, all), back);
 }
 
-TEST(SkipScanTest, ContinuesAfterWritesBetweenSteps) {
+TEST(SpecScanSkipTest, ContinuesAfterWritesBetweenSteps) {
   MemoryStore store;
   const Bytes prefix = prefix_of("t");
   for (int g = 0; g < 4; ++g) ASSERT_TRUE(store.set(prefix + int_element(g) + int_element(1), "").ok());
-  ScanSpec spec;
-  spec.skip = true;
-  KeyRange& r = spec.add();
-  r.begin = int_element(1);
-  r.end = int_element(2);
-  SkipScan scan;
+  const ScanSpec spec = skip_spec(int_element(1), int_element(2));
+  SpecScan scan;
   ASSERT_TRUE(scan.start(&store, prefix, &spec, false).ok());
   std::vector<Bytes> seen;
   while (scan.valid()) {
@@ -223,7 +286,7 @@ TEST(SkipScanTest, ContinuesAfterWritesBetweenSteps) {
   EXPECT_EQ(seen, expected);
 }
 
-TEST(SkipScanTest, UndecodableFirstElementsAreCorruption) {
+TEST(SpecScanSkipTest, UndecodableFirstElementsAreCorruption) {
   for (const Bytes& bad : {Bytes("\x03", 1), Bytes("\x02" "abc", 4), Bytes("\x15", 1)}) {
     MemoryStore store;
     const Bytes prefix = prefix_of("t");
@@ -231,7 +294,7 @@ TEST(SkipScanTest, UndecodableFirstElementsAreCorruption) {
     ScanSpec spec;
     spec.skip = true;
     spec.add();
-    SkipScan scan;
+    SpecScan scan;
     EXPECT_EQ(scan.start(&store, prefix, &spec, false).code(), StatusCode::kCorruption);
     size_t n = 0;
     EXPECT_EQ(count_leading_elements(&store, prefix, 10, &n).code(), StatusCode::kCorruption);
