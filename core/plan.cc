@@ -812,28 +812,21 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
 Status RangeBuilder::build(const Plan& plan, const std::vector<PlanColumn>& columns,
                            BytesView key_prefix, const FilterArg* args, size_t nargs,
                            ScanSpec* out) {
-  if (!plan.skip) return build_ranges(plan, columns, key_prefix, args, nargs, out);
-  // A skip-scan: the plan of positions 1.. over an empty prefix gives the
-  // ranges relative to each first element.
+  if (!plan.skip) return build_ranges(plan, columns, 0, key_prefix, args, nargs, out);
+  // A skip-scan: positions 1.. over an empty prefix give the ranges
+  // relative to each first element.
   if (columns.size() < 2) return Status::InvalidArgument("plan: a skip-scan needs two positions");
-  skip_plan_ = plan;
-  skip_plan_.skip = false;
-  for (PlanTerm& t : skip_plan_.terms) {
-    if (is_limit_op(t.op)) continue;
-    if (t.column < 1) return Status::InvalidArgument("plan: a skip-scan term on position 0");
-    t.column -= 1;
-  }
-  skip_columns_.assign(columns.begin() + 1, columns.end());
-  TUPLEKV_RETURN_IF_ERROR(build_ranges(skip_plan_, skip_columns_, {}, args, nargs, out));
+  TUPLEKV_RETURN_IF_ERROR(build_ranges(plan, columns, 1, {}, args, nargs, out));
   out->skip = true;
   return Status::OK();
 }
 
 bool RangeBuilder::point_range(const Plan& plan, const std::vector<PlanColumn>& columns,
-                               BytesView key_prefix, const FilterArg* args, ScanSpec* out) {
-  const size_t n = columns.size();
+                               size_t first, BytesView key_prefix, const FilterArg* args,
+                               ScanSpec* out) {
+  const size_t n = columns.size() - first;
   if (n == 0 || n > kMaxPointColumns) return false;
-  if (n > 1 && columns[0].encoding == KeyEncoding::kRaw) return false;  // raw keys are one position
+  if (n > 1 && columns[first].encoding == KeyEncoding::kRaw) return false;  // raw keys are one position
   // term_of[pos]: the index of the one = term on that position.
   size_t term_of[kMaxPointColumns];
   size_t seen = 0;
@@ -844,7 +837,7 @@ bool RangeBuilder::point_range(const Plan& plan, const std::vector<PlanColumn>& 
         args[i].values[0].kind != FilterValue::Kind::kBytes) {
       return false;
     }
-    const size_t pos = static_cast<size_t>(t.column);
+    const size_t pos = static_cast<size_t>(t.column) - first;  // checked by build_ranges
     if (pos >= n || (seen >> pos) & 1) return false;
     seen |= size_t{1} << pos;
     term_of[pos] = i;
@@ -854,13 +847,13 @@ bool RangeBuilder::point_range(const Plan& plan, const std::vector<PlanColumn>& 
   r.begin.assign(key_prefix);
   for (size_t pos = 0; pos < n; ++pos) r.begin.append(args[term_of[pos]].values[0].bytes);
   r.end.assign(r.begin);
-  r.end.push_back(columns[n - 1].encoding == KeyEncoding::kRaw ? '\0' : '\xff');
+  r.end.push_back(columns.back().encoding == KeyEncoding::kRaw ? '\0' : '\xff');
   return true;
 }
 
 Status RangeBuilder::build_ranges(const Plan& plan, const std::vector<PlanColumn>& columns,
-                                  BytesView key_prefix, const FilterArg* args, size_t nargs,
-                                  ScanSpec* out) {
+                                  size_t first, BytesView key_prefix, const FilterArg* args,
+                                  size_t nargs, ScanSpec* out) {
   out->clear();
   if (nargs != plan.terms.size()) {
     return Status::InvalidArgument("plan: expected " + std::to_string(plan.terms.size()) +
@@ -882,14 +875,17 @@ Status RangeBuilder::build_ranges(const Plan& plan, const std::vector<PlanColumn
       if (t.column < 0 || t.column >= static_cast<int>(columns.size())) {
         return Status::InvalidArgument("plan: term on an unknown key position");
       }
-      positions = std::max(positions, t.column + 1);
+      if (t.column < static_cast<int>(first)) {
+        return Status::InvalidArgument("plan: a skip-scan term on position 0");
+      }
+      positions = std::max(positions, t.column - static_cast<int>(first) + 1);
     }
   }
   if (plan.empty) return Status::OK();
 
   // The common point lookup (one = per key position, each with a value)
   // is the key itself: skip the general machinery.
-  if (plan.point && point_range(plan, columns, key_prefix, args, out)) return Status::OK();
+  if (plan.point && point_range(plan, columns, first, key_prefix, args, out)) return Status::OK();
 
   // Absolute range [p + lo, p + hi); hi_inf: to the end of everything
   // under p (an empty end, i.e. unbounded, if p is all FF).
@@ -919,9 +915,10 @@ Status RangeBuilder::build_ranges(const Plan& plan, const std::vector<PlanColumn
   prefixes_.clear();
   prefixes_.add().assign(key_prefix);
   for (int pos = 0; pos < positions; ++pos) {
-    TUPLEKV_RETURN_IF_ERROR(position_constraints(plan, columns, args, pos));
+    const int column = static_cast<int>(first) + pos;
+    TUPLEKV_RETURN_IF_ERROR(position_constraints(plan, columns, args, column));
     const bool last = pos == positions - 1;
-    const PlanColumn& col = columns[static_cast<size_t>(pos)];
+    const PlanColumn& col = columns[static_cast<size_t>(column)];
     if (!last && !has_points_) {
       return Status::InvalidArgument("plan: a range position before the last");
     }

@@ -47,7 +47,7 @@
 //     one, and the caller knows position 0 holds few distinct values
 //     (PlanRequest::leading_distinct), the plan may instead visit each
 //     distinct first element in turn and apply the rules above to the
-//     positions after it (core/skip_scan.h runs it). It is chosen when its
+//     positions after it (core/spec_scan.h runs it). It is chosen when its
 //     cost, per distinct value one seek to find it plus the plan of the
 //     remaining positions over its share of the rows, is below the direct
 //     plan's. Its output is in key order, so ORDER BY is consumed when it
@@ -227,7 +227,7 @@ struct ScanSpec {
   bool reverse = false;
   // Skip-scan: the ranges are relative to key_prefix + a first element,
   // for each first element the store holds (`begin` empty: from the
-  // group's start; `end` empty: to its end). core/skip_scan.h scans them.
+  // group's start; `end` empty: to its end). core/spec_scan.h scans them.
   bool skip = false;
   uint64_t limit = 0;    // rows to return at most; 0 = no limit (see has_limit)
   bool has_limit = false;
@@ -304,12 +304,15 @@ class RangeBuilder {
   using Intervals = Reuse<Interval>;
   using Points = Reuse<Bytes>;
 
-  Status build_ranges(const Plan& plan, const std::vector<PlanColumn>& columns,
+  // The ranges of positions `first`.. (1 for a skip-scan, whose ranges are
+  // relative to each first element) under `key_prefix`.
+  Status build_ranges(const Plan& plan, const std::vector<PlanColumn>& columns, size_t first,
                       BytesView key_prefix, const FilterArg* args, size_t nargs, ScanSpec* out);
-  // The one range of a plan with exactly one = per position, each with a
-  // value (a point lookup); false, with *out untouched, for anything else.
+  // The one range of a plan with exactly one = per position from `first`
+  // on, each with a value (a point lookup); false, with *out untouched, for
+  // anything else.
   static constexpr size_t kMaxPointColumns = 16;
-  static bool point_range(const Plan& plan, const std::vector<PlanColumn>& columns,
+  static bool point_range(const Plan& plan, const std::vector<PlanColumn>& columns, size_t first,
                           BytesView key_prefix, const FilterArg* args, ScanSpec* out);
   Status position_constraints(const Plan& plan, const std::vector<PlanColumn>& columns,
                               const FilterArg* args, int pos);
@@ -327,9 +330,6 @@ class RangeBuilder {
   // Prefixes built from the equality positions so far.
   Points prefixes_;
   Points next_prefixes_;
-  // A skip-scan's plan and columns, shifted to start at position 1.
-  Plan skip_plan_;
-  std::vector<PlanColumn> skip_columns_;
 };
 
 // The ranges, relative to the position's start, that hold every value
