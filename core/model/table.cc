@@ -725,8 +725,10 @@ size_t split_leading_elements(BytesView in, size_t want, Put put, bool* last_is_
   size_t pos = 0;
   for (size_t i = 0; i < want; ++i) {
     const BytesView rest = in.substr(pos);
-    size_t n = 0;
-    if (!element_size(rest, &n).ok()) return BytesView::npos;
+    // quick_element_size first: element_size would do the same, but its
+    // Status costs more than the split itself on this per-row path.
+    size_t n = quick_element_size(rest);
+    if (n == 0 && !element_size(rest, &n).ok()) return BytesView::npos;
     const auto code = static_cast<uint8_t>(rest[0]);
     *last_is_int = code >= 0x0b && code <= 0x1d;
     put(i, rest.substr(0, n));
