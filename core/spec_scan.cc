@@ -33,13 +33,9 @@ Status SpecScan::start(OrderedStore* store, BytesView prefix, const ScanSpec* sp
   return next_group();
 }
 
-Status SpecScan::next() {
+Status SpecScan::next_range() {
   if (!valid_) return Status::OK();
-  if (!on_point_) {
-    scan_->next();
-    if (scan_->valid()) return Status::OK();
-    TUPLEKV_RETURN_IF_ERROR(scan_->status());
-  }
+  if (!on_point_) TUPLEKV_RETURN_IF_ERROR(scan_->status());
   ++range_;
   TUPLEKV_RETURN_IF_ERROR(open_range());
   if (valid_ || !spec_->skip) return Status::OK();

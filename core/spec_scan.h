@@ -48,7 +48,14 @@ class SpecScan {
   // REQUIRES: valid(). Stay valid until the next call to next() or start().
   BytesView key() const { return on_point_ ? BytesView(point_key_) : scan_->key(); }
   BytesView value() const { return on_point_ ? BytesView(point_value_) : scan_->value(); }
-  Status next();
+  Status next() {
+    // The per-row step inline: the same range goes on.
+    if (valid_ && !on_point_) {
+      scan_->next();
+      if (scan_->valid()) return Status::OK();
+    }
+    return next_range();
+  }
 
   // Releases the store's cursors (start() opens new ones).
   void reset() {
@@ -63,6 +70,8 @@ class SpecScan {
   uint64_t seeks() const { return seeks_; }
 
  private:
+  // next() once the current range (or point) is done.
+  Status next_range();
   // Skip-scans: finds the next group from bound_ and opens its first range.
   Status next_group();
   // Opens ranges from range_ on (in the current group when skipping).
