@@ -12,14 +12,19 @@ constexpr char kAfterElements = '\xff';
 
 }  // namespace
 
-Status SpecScan::start(OrderedStore* store, BytesView prefix, const ScanSpec* spec, bool keys_only) {
+Status SpecScan::start(OrderedStore* store, BytesView prefix, const ScanSpec* spec, bool keys_only,
+                       const KeyMapping* mapping) {
   ScanOptions options;
   options.reverse = spec->reverse;
   options.keys_only = keys_only;
+  const bool mapped = mapping != nullptr;
   if (store != store_ || options.reverse != options_.reverse ||
-      options.keys_only != options_.keys_only) {
+      options.keys_only != options_.keys_only || mapped != mapped_ ||
+      (mapped && !(*mapping == mapping_))) {
     probe_.reset();
     scan_.reset();
+    mapped_ = mapped;
+    if (mapped) mapping_ = *mapping;
   }
   store_ = store;
   spec_ = spec;
@@ -96,13 +101,22 @@ Status SpecScan::open_range() {
       bool found = false;
       TUPLEKV_RETURN_IF_ERROR(store_->get(r.begin, &point_value_, &found));
       if (!found) continue;
+      point_found_ = true;
+      if (mapped_) {
+        point_value_.clear();
+        point_found_ = map_key(mapping_, r.begin, &point_mapped_key_);
+        if (point_found_) {
+          TUPLEKV_RETURN_IF_ERROR(store_->get(point_mapped_key_, &point_value_, &point_found_));
+        }
+      }
       point_key_.assign(r.begin);
       on_point_ = true;
       valid_ = true;
       return Status::OK();
     }
     if (scan_ == nullptr) {
-      TUPLEKV_ASSIGN_OR_RETURN(scan_, store_->scan(r, options_));
+      TUPLEKV_ASSIGN_OR_RETURN(scan_, mapped_ ? store_->scan_mapped(r, options_, mapping_)
+                                              : store_->scan(r, options_));
     } else {
       TUPLEKV_RETURN_IF_ERROR(scan_->rescan(r));
     }

@@ -19,6 +19,10 @@
 //     TUPLEKV_RETURN_IF_ERROR(scan.next());
 //   }
 //
+// With a KeyMapping the scan is mapped (OrderedStore::scan_mapped): key()
+// is the key read, value() its mapped key's value and mapped_found() says
+// whether there was one. A skip-scan finds its groups by the keys read.
+//
 // Writes between steps are allowed as for any Cursor: the scan goes on from
 // the next key or group as the store holds them then.
 //
@@ -30,6 +34,7 @@
 #include <memory>
 
 #include "core/bytes.h"
+#include "core/key_mapping.h"
 #include "core/plan.h"
 #include "core/status.h"
 #include "core/store.h"
@@ -41,13 +46,16 @@ class SpecScan {
   // Starts on the first matching key. `spec` and `store` must outlive the
   // scan. `prefix` is the subspace the spec was built for (a skip-scan's
   // groups are found under it). For a skip-scan, a first element that does
-  // not decode is kCorruption.
-  Status start(OrderedStore* store, BytesView prefix, const ScanSpec* spec, bool keys_only);
+  // not decode is kCorruption. `mapping`, when given, is copied.
+  Status start(OrderedStore* store, BytesView prefix, const ScanSpec* spec, bool keys_only,
+               const KeyMapping* mapping = nullptr);
 
   bool valid() const { return valid_; }
   // REQUIRES: valid(). Stay valid until the next call to next() or start().
   BytesView key() const { return on_point_ ? BytesView(point_key_) : scan_->key(); }
   BytesView value() const { return on_point_ ? BytesView(point_value_) : scan_->value(); }
+  // Mapped scans: whether the current key's mapped key exists.
+  bool mapped_found() const { return on_point_ ? point_found_ : scan_->mapped_found(); }
   Status next() {
     // The per-row step inline: the same range goes on.
     if (valid_ && !on_point_) {
@@ -83,6 +91,8 @@ class SpecScan {
   const ScanSpec* spec_ = nullptr;
   Bytes prefix_;
   ScanOptions options_;
+  bool mapped_ = false;
+  KeyMapping mapping_;
   Bytes bound_;        // skip, forward: where the next group starts at the
                        // earliest; reverse: where the previous group ends
   Bytes group_;        // skip: prefix + the current first element
@@ -93,6 +103,8 @@ class SpecScan {
   KeyRange range_buf_;
   Bytes point_key_;
   Bytes point_value_;
+  Bytes point_mapped_key_;
+  bool point_found_ = false;
   bool on_point_ = false;
   uint64_t seeks_ = 0;
 };

@@ -19,6 +19,7 @@
 #include <memory>
 
 #include "core/bytes.h"
+#include "core/key_mapping.h"
 #include "core/status.h"
 
 namespace tuplekv {
@@ -49,6 +50,10 @@ class Cursor {
   virtual BytesView value() const = 0;
   // OK unless an error ended the scan early.
   virtual Status status() const = 0;
+  // Mapped scans (OrderedStore::scan_mapped) only: false when the current
+  // key maps to nothing or its mapped key is absent; value() is then empty.
+  // REQUIRES: valid()
+  virtual bool mapped_found() const { return true; }
 
   // Restarts this cursor on a new range with the same options (cheaper than
   // a new scan: IN lists and skip-scans move one cursor range by range).
@@ -82,6 +87,17 @@ class OrderedStore {
 
   virtual Result<std::unique_ptr<Cursor>> scan(const KeyRange& range,
                                                const ScanOptions& options) = 0;
+
+  // The keys of `range` as scan() visits them, each with the value of its
+  // mapped key (core/key_mapping.h) instead of its own: an index scan that
+  // reads each row with its entry. keys_only is ignored. Writes between
+  // steps behave as for scan(). The default looks each mapped key up with
+  // get(); a store that can read both in one step overrides it.
+  virtual Result<std::unique_ptr<Cursor>> scan_mapped(const KeyRange& range,
+                                                      const ScanOptions& options,
+                                                      const KeyMapping& mapping) {
+    return scan_mapped_by_get(this, range, options, mapping);
+  }
 
   // Transaction hooks, called in SQLite's virtual-table order (xBegin,
   // xSavepoint, xRelease, xRollbackTo, xCommit, xRollback):

@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "core/bytes.h"
+#include "core/key_mapping.h"
 #include "core/status.h"
 #include "core/store.h"
 
@@ -822,6 +823,147 @@ TYPED_TEST_P(StoreConformanceTest, RandomOperationsMatchTheModel) {
   }
 }
 
+// ---------------------------------------------------------------------------
+// Mapped scans (core/key_mapping.h): index entries that map to rows
+
+// A keyspace shaped like a table with one index: rows ("r", pk) -> "row<pk>"
+// and entries ("i", group, pk) -> "", packed by hand (a string element is
+// 02 bytes 00, a small integer 15 n). Some entries have no row, one does
+// not decode.
+struct MappedSample {
+  static Bytes str(std::string_view s) { return cat("\x02", s, Bytes(1, '\0')); }
+  static Bytes num(int n) { return cat("\x15", Bytes(1, static_cast<char>(n))); }
+  static Bytes row(int pk) { return cat(str("r"), num(pk)); }
+  static Bytes entry(int group, int pk) {
+    return cat(str("i"), str(cat("g", std::to_string(group))), num(pk));
+  }
+  static KeyMapping mapping() {
+    KeyMapping m;
+    m.from_prefix = str("i").size();
+    m.skip = 1;
+    m.to_prefix = str("r");
+    return m;
+  }
+  static StoreModel model() {
+    StoreModel m;
+    for (int pk = 1; pk <= 60; ++pk) {
+      m[row(pk)] = cat("row", std::to_string(pk));
+      m[entry(pk % 7, pk)] = "";
+    }
+    for (int pk = 200; pk <= 202; ++pk) m[entry(3, pk)] = "";  // no row
+    m[cat(str("i"), "\x02g9")] = "";                             // truncated element
+    m[cat(str("i"), str("g8"))] = "";                           // maps to ("r",) itself: absent
+    return m;
+  }
+};
+
+// What a mapped scan must yield, as pairs whose value is "+" and the mapped
+// value, or "-" where the key maps to nothing.
+inline KvPairs model_mapped_scan(const StoreModel& m, const KeyRange& r, const ScanOptions& o,
+                                 const KeyMapping& mapping) {
+  KvPairs out = model_scan(m, r, o);
+  Bytes mapped;
+  for (auto& [k, v] : out) {
+    auto it = map_key(mapping, k, &mapped) ? m.find(mapped) : m.end();
+    v = it == m.end() ? Bytes("-") : cat("+", it->second);
+  }
+  return out;
+}
+
+inline KvPairs drain_mapped(Cursor* c) {
+  KvPairs out;
+  while (c->valid()) {
+    if (!c->mapped_found()) {
+      EXPECT_TRUE(c->value().empty()) << show(c->key());
+    }
+    out.emplace_back(Bytes(c->key()), c->mapped_found() ? cat("+", c->value()) : Bytes("-"));
+    c->next();
+  }
+  EXPECT_TRUE(c->status().ok()) << c->status().message();
+  return out;
+}
+
+TYPED_TEST_P(StoreConformanceTest, MappedScansReadEachMappedValue) {
+  this->fill(MappedSample::model());
+  const KeyMapping mapping = MappedSample::mapping();
+  const Bytes i = MappedSample::str("i");
+  const Bytes g3 = cat(i, MappedSample::str("g3"));
+  const KeyRange ranges[] = {
+      KeyRange{i, cat(i, "\xff")},                       // every entry
+      KeyRange{g3, cat(g3, "\xff")},                     // one group, with rowless entries
+      KeyRange{MappedSample::entry(2, 30), MappedSample::entry(5, 12)},
+      KeyRange{"", ""},                                  // rows too: they map to nothing
+      KeyRange{cat(i, "\x03"), cat(i, "\x04")},          // empty
+      KeyRange{g3, i},                                   // inverted
+  };
+  for (bool reverse : {false, true}) {
+    for (uint64_t limit : {0, 1, 4}) {
+      const ScanOptions o{reverse, limit, /*keys_only=*/true};  // ignored by mapped scans
+      std::unique_ptr<Cursor> reused;
+      for (const KeyRange& r : ranges) {
+        SCOPED_TRACE(show(r, o));
+        const KvPairs want = model_mapped_scan(this->model_, r, o, mapping);
+        auto c = this->store()->scan_mapped(r, o, mapping);
+        ASSERT_TRUE(c.ok()) << c.status().message();
+        ASSERT_TRUE(same_pairs(drain_mapped(c->get()), want));
+        // A rescan keeps the mapping.
+        if (reused == nullptr) {
+          reused = std::move(c).value();
+        } else {
+          TUPLEKV_ASSERT_OK(reused->rescan(r));
+          ASSERT_TRUE(same_pairs(drain_mapped(reused.get()), want)) << "rescan";
+        }
+      }
+    }
+  }
+  // The mapping is copied: the caller's may go away.
+  auto c = [&] {
+    KeyMapping temporary = MappedSample::mapping();
+    return this->store()->scan_mapped(ranges[1], {}, temporary);
+  }();
+  ASSERT_TRUE(c.ok());
+  EXPECT_TRUE(same_pairs(drain_mapped(c->get()), model_mapped_scan(this->model_, ranges[1], {}, mapping)));
+}
+
+TYPED_TEST_P(StoreConformanceTest, MappedScanSeesWritesBetweenSteps) {
+  this->fill(MappedSample::model());
+  const KeyMapping mapping = MappedSample::mapping();
+  const Bytes i = MappedSample::str("i");
+  const KeyRange r{i, cat(i, "\xff")};
+  for (bool reverse : {false, true}) {
+    const ScanOptions o{reverse, 0, false};
+    auto c = this->store()->scan_mapped(r, o, mapping);
+    ASSERT_TRUE(c.ok());
+    Cursor* cur = c->get();
+    int step = 0;
+    Bytes mapped;
+    while (cur->valid()) {
+      const Bytes key(cur->key());
+      SCOPED_TRACE(show(key));
+      // The value read is the model's as it is now.
+      auto it = map_key(mapping, key, &mapped) ? this->model_.find(mapped) : this->model_.end();
+      ASSERT_EQ(cur->mapped_found(), it != this->model_.end());
+      if (it != this->model_.end()) {
+        ASSERT_EQ(Bytes(cur->value()), it->second);
+      }
+      // Rewrite rows ahead of and behind the scan: every row's value
+      // changes, one in four is removed, and entries come and go.
+      ++step;
+      const int pk = 1 + (step * 13) % 60;
+      if (step % 4 == 0) {
+        this->clear(MappedSample::row(pk));
+      } else {
+        this->set(MappedSample::row(pk), cat("new", std::to_string(step)));
+      }
+      if (step % 5 == 0) this->set(MappedSample::entry(pk % 7, pk), "");
+      cur->next();
+      ASSERT_LT(step, 500) << "the scan does not end";
+    }
+    TUPLEKV_ASSERT_OK(cur->status());
+    EXPECT_GE(step, 60);
+  }
+}
+
 REGISTER_TYPED_TEST_SUITE_P(StoreConformanceTest, GetSetClear, EmptyKeysAndValues,
                             UnsignedByteOrder, LargeKeysAndValues, ClearRangeEveryEdge,
                             ClearRangeEmptyInvertedAndUnbounded, ClearRangeOfManyKeys,
@@ -830,7 +972,8 @@ REGISTER_TYPED_TEST_SUITE_P(StoreConformanceTest, GetSetClear, EmptyKeysAndValue
                             ViewsStayValidWhileOtherCursorsMove, ForwardCursorSurvivesWrites,
                             ReverseCursorSurvivesWrites, CursorLimitCountsRowsAcrossWrites,
                             ManyCursorsSurviveWrites, RandomWritesDuringScans,
-                            RandomOperationsMatchTheModel);
+                            RandomOperationsMatchTheModel, MappedScansReadEachMappedValue,
+                            MappedScanSeesWritesBetweenSteps);
 
 // ---------------------------------------------------------------------------
 // Transactions and savepoints (core/store.h):
