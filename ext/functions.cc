@@ -40,6 +40,13 @@
 //                                   but tuple_pack refuses them, as
 //                                   FoundationDB's pack() does
 //   tuple_each(b)             table-valued; see tuple_each_vtab.cc
+//   tuplekv_map_key(k, n, m, p)  BLOB  p || what follows the first n bytes
+//                                   and the m tuple elements after them in
+//                                   k; NULL when k is shorter or one of the
+//                                   m elements does not decode. Maps an
+//                                   index entry to its row's key
+//                                   (core/key_mapping.h); the SQLite store's
+//                                   mapped scans join through it
 //
 // The "element" functions return the encoding of one element as a BLOB
 // tagged kElementSubtype, so tuple_pack() splices the element in with its
@@ -65,6 +72,7 @@
 #include <cstring>
 #include <initializer_list>
 
+#include "core/key_mapping.h"
 #include "core/tuple.h"
 #include "core/tuple_json.h"
 #include "ext/errors.h"
@@ -268,6 +276,45 @@ Status tuple_strinc_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
   Result<Bytes> next = strinc(key);
   if (!next.ok()) return error("tuple_strinc", core_detail(next.status()));
   result_blob(ctx, *next);
+  return Status::OK();
+}
+
+// A count argument of tuplekv_map_key.
+Status require_count(std::string_view fn, sqlite3_value* v, size_t* out) {
+  if (sqlite3_value_type(v) != SQLITE_INTEGER) return type_error(fn, "an INTEGER", v);
+  const sqlite3_int64 n = sqlite3_value_int64(v);
+  if (n < 0) return error(fn, "a count must not be negative, got " + std::to_string(n));
+  *out = static_cast<size_t>(n);
+  return Status::OK();
+}
+
+// Runs once per row of an index scan that fetches rows, so it builds small
+// keys on the stack and lets SQLite copy them into its reused register.
+Status tuplekv_map_key_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  constexpr std::string_view fn = "tuplekv_map_key";
+  bool key_null = false;
+  bool prefix_null = false;
+  BytesView key, to_prefix;
+  size_t from_prefix = 0, skip = 0;
+  TUPLEKV_RETURN_IF_ERROR(require_blob(fn, argv[0], &key_null, &key));
+  TUPLEKV_RETURN_IF_ERROR(require_count(fn, argv[1], &from_prefix));
+  TUPLEKV_RETURN_IF_ERROR(require_count(fn, argv[2], &skip));
+  TUPLEKV_RETURN_IF_ERROR(require_blob(fn, argv[3], &prefix_null, &to_prefix));
+  BytesView rest;
+  if (key_null || prefix_null || !mapped_suffix(key, from_prefix, skip, &rest)) {
+    return Status::OK();  // NULL
+  }
+  const size_t n = to_prefix.size() + rest.size();
+  char small[256];
+  Bytes large;
+  char* out = small;
+  if (n > sizeof small) {
+    large.resize(n);
+    out = large.data();
+  }
+  if (!to_prefix.empty()) std::memcpy(out, to_prefix.data(), to_prefix.size());
+  if (!rest.empty()) std::memcpy(out + to_prefix.size(), rest.data(), rest.size());
+  result_blob(ctx, BytesView(out, n));
   return Status::OK();
 }
 
@@ -550,6 +597,7 @@ constexpr FunctionSpec kFunctions[] = {
     {"tuple_float", 1, kSubtyped, sql_function<tuple_float_fn>},
     {"tuple_bigint", 1, kSubtyped, sql_function<tuple_bigint_fn>},
     {"tuple_versionstamp", 1, kSubtyped, sql_function<tuple_versionstamp_fn>},
+    {"tuplekv_map_key", 4, kPure, sql_function<tuplekv_map_key_fn>},
 };
 
 }  // namespace

@@ -55,7 +55,8 @@ struct SqliteStoreState;  // sqlite_store.cc
 // sqlite_store.cc.
 class SqliteCursor final : public Cursor {
  public:
-  SqliteCursor(SqliteStoreState* store, const ScanOptions& options);
+  // `mapping` (null for a plain scan) is copied.
+  SqliteCursor(SqliteStoreState* store, const ScanOptions& options, const KeyMapping* mapping);
   ~SqliteCursor() override;
   SqliteCursor(const SqliteCursor&) = delete;
   SqliteCursor& operator=(const SqliteCursor&) = delete;
@@ -64,6 +65,7 @@ class SqliteCursor final : public Cursor {
   BytesView key() const override { return key_; }
   BytesView value() const override { return value_; }
   Status status() const override { return status_; }
+  bool mapped_found() const override { return found_; }
 
   void next() override {
     assert(valid_);
@@ -95,7 +97,12 @@ class SqliteCursor final : public Cursor {
     if (!blob_of(key_col_, &key_)) return false;
     if (!keys_only_) {
       assert(value_col_ == sqlite3_column_value(stmt_, 1));
-      if (!blob_of(value_col_, &value_)) return false;
+      found_ = blob_of(value_col_, &value_);
+      if (!found_) {
+        // A mapped scan's LEFT JOIN gives NULL where there is no mapped row.
+        if (!mapped_ || sqlite3_value_type(value_col_) != SQLITE_NULL) return false;
+        value_ = BytesView(kEmptyBlob, 0);
+      }
     }
     valid_ = true;
     read_at_ = *changes_;
@@ -136,6 +143,9 @@ class SqliteCursor final : public Cursor {
   uint64_t generation_ = 0;
   const bool reverse_;
   const bool keys_only_;
+  const bool mapped_;
+  KeyMapping mapping_;      // mapped_: bound to ?3..?5 on every rescan
+  bool found_ = true;       // mapped_: the current key's row exists
   const uint64_t limit_;    // UINT64_MAX for "no limit"
   uint64_t remaining_ = 0;  // pairs left including the current one
   Bytes begin_;             // the range, owned: SQLite reads it on every step
@@ -182,6 +192,12 @@ class SqliteStore final : public OrderedStore {
   Status clear(BytesView key) override;
   Status clear_range(BytesView begin, BytesView end) override;
   Result<std::unique_ptr<Cursor>> scan(const KeyRange& range, const ScanOptions& options) override;
+  // One statement joins the shadow table to itself through the SQL
+  // function tuplekv_map_key (ext/functions.cc), so each step reads a key
+  // and its mapped row. The connection must have tuplekv's functions
+  // registered (tuplekv_register does).
+  Result<std::unique_ptr<Cursor>> scan_mapped(const KeyRange& range, const ScanOptions& options,
+                                              const KeyMapping& mapping) override;
 
   // SQLite undoes the writes itself. rollback() and rollback_to() only
   // tell open cursors that rows may have changed under them (see

@@ -77,6 +77,9 @@ TEST_P(FunctionsTest, RegistersEveryFunctionDeterministicAndInnocuous) {
                   {"tuple_unpack", "1", "0x200800"},
                   {"tuple_uuid", "1", "0x300800"},
                   {"tuple_versionstamp", "1", "0x300800"}}));
+  EXPECT_EQ(db_.rows("SELECT name, narg, printf('0x%x', flags) FROM pragma_function_list "
+                     "WHERE name = 'tuplekv_map_key'"),
+            (Rows{{"tuplekv_map_key", "4", "0x200800"}}));
 }
 
 TEST_P(FunctionsTest, UsableInSchemaWithUntrustedSchema) {
@@ -304,6 +307,36 @@ TEST_P(FunctionsTest, StrincAndRanges) {
             "tuple_range_end: malformed tuple: truncated integer at byte 0 (type code 0x16)");
   EXPECT_EQ(error("SELECT tuple_range_begin(x'ff')"),
             "tuple_range_begin: malformed tuple: unknown type code at byte 0 (type code 0xff)");
+}
+
+TEST_P(FunctionsTest, MapKey) {
+  // An index entry ('i', 'west', 7) maps to its row ('r', 7): drop the 3
+  // bytes of ('i',) and one element, put ('r',) in front.
+  EXPECT_EQ(value("SELECT tuple_repr(tuplekv_map_key(tuple_pack('i', 'west', 7), 3, 1, "
+                  "tuple_pack('r')))"),
+            "('r', 7)");
+  EXPECT_EQ(value("SELECT tuple_repr(tuplekv_map_key(tuple_pack('i', tuple_pack(1, 2), 'x', 7, 8),"
+                  " 3, 2, x''))"),
+            "(7, 8)");
+  EXPECT_EQ(value("SELECT hex(tuplekv_map_key(x'0102', 0, 0, x'ff'))"), "FF0102");
+  EXPECT_EQ(value("SELECT hex(tuplekv_map_key(x'0102', 2, 0, x''))"), "");
+  // Keys that map to nothing give NULL, as does a NULL key or prefix.
+  for (const char* sql : {"SELECT typeof(tuplekv_map_key(x'0102', 3, 0, x''))",
+                          "SELECT typeof(tuplekv_map_key(tuple_pack('i', 'west'), 3, 2, x''))",
+                          "SELECT typeof(tuplekv_map_key(x'02690002776573', 3, 1, x''))",
+                          "SELECT typeof(tuplekv_map_key(x'026900ff', 3, 1, x''))",
+                          "SELECT typeof(tuplekv_map_key(NULL, 3, 1, x''))",
+                          "SELECT typeof(tuplekv_map_key(x'00', 0, 0, NULL))"}) {
+    EXPECT_EQ(value(sql), "null") << sql;
+  }
+  EXPECT_EQ(error("SELECT tuplekv_map_key('k', 0, 0, x'')"),
+            "tuplekv_map_key: argument must be a BLOB, got TEXT");
+  EXPECT_EQ(error("SELECT tuplekv_map_key(x'00', -1, 0, x'')"),
+            "tuplekv_map_key: a count must not be negative, got -1");
+  EXPECT_EQ(error("SELECT tuplekv_map_key(x'00', 0, 1.5, x'')"),
+            "tuplekv_map_key: argument must be an INTEGER, got REAL");
+  EXPECT_EQ(error("SELECT tuplekv_map_key(x'00', 0, 0, 'p')"),
+            "tuplekv_map_key: argument must be a BLOB, got TEXT");
 }
 
 // ---------------------------------------------------------------------------
@@ -580,11 +613,12 @@ TEST_P(FunctionsTest, RandomBlobsThroughEveryFunction) {
   const std::vector<std::string> fns = {
       "tuple_unpack", "tuple_repr",  "tuple_strinc",    "tuple_range_begin", "tuple_range_end",
       "tuple_bool",   "tuple_uuid",  "tuple_float",     "tuple_bigint",      "tuple_versionstamp",
-      "tuple_pack",   "tuple_each",  "tuple_pack_json"};
+      "tuple_pack",   "tuple_each",  "tuple_pack_json", "tuplekv_map_key"};
   std::vector<Stmt> stmts;
   for (const std::string& fn : fns) {
-    stmts.push_back(prepare(fn == "tuple_each" ? "SELECT * FROM tuple_each(?1)"
-                                               : "SELECT " + fn + "(?1)"));
+    stmts.push_back(prepare(fn == "tuple_each"        ? "SELECT * FROM tuple_each(?1)"
+                            : fn == "tuplekv_map_key" ? "SELECT tuplekv_map_key(?1, 1, 2, x'0272')"
+                                                      : "SELECT " + fn + "(?1)"));
     ASSERT_NE(stmts.back(), nullptr);
   }
   const Stmt owned = prepare("SELECT tuple_pack_json(tuple_unpack(?1))");
