@@ -839,10 +839,10 @@ struct TableCursor : sqlite3_vtab_cursor {
   bool eof_ = true;
   bool limited_ = false;
   uint64_t remaining_ = 0;
-  Bytes fetch_key_, fetch_value_;
+  KeyMapping to_rows_;  // index entry -> row, for index scans that fetch rows
+  Bytes fetch_key_;
   model::TableLayout::Elements row_, indexed_, key_parts_;
   BytesView key_elements_;
-  Bytes key_elements_buf_;
   Bytes raw_buf_;
 };
 
@@ -926,15 +926,17 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
   TUPLEKV_RETURN_IF_ERROR(
       t->layout.split_index(c.index, key, &indexed_, &key_elements_, covering_ ? &key_parts_ : nullptr));
   if (!covering_) {
-    bool found = false;
-    key_elements_buf_.assign(key_elements_);
-    TUPLEKV_RETURN_IF_ERROR(t->load_row(key_elements_buf_, &fetch_key_, &fetch_value_, &row_, &found));
-    if (!found) {
+    // A mapped scan: `value` is the row the entry points at.
+    if (!scan_.mapped_found()) {
       return Status::Corruption("table: index " + t->table.indexes[c.index].name +
                                 " has an entry without a row (SELECT tuplekv_check('" + t->name +
                                 "') tells more)");
     }
-    key_elements_ = BytesView(fetch_key_).substr(t->layout.row_prefix().size());
+    fetch_key_.assign(t->layout.row_prefix());
+    fetch_key_.append(key_elements_);
+    BytesView row_key_elements;
+    TUPLEKV_RETURN_IF_ERROR(t->layout.split_row(fetch_key_, value, &row_, &row_key_elements));
+    key_elements_ = row_key_elements;
     return Status::OK();
   }
   // Covering: the columns come from the entry itself.
@@ -953,8 +955,16 @@ Status TableCursor::advance(bool start) {
   TableVtab* t = table();
   const uint64_t seeks_before = scan_.seeks();
   if (start) {
-    TUPLEKV_RETURN_IF_ERROR(
-        scan_.start(t->store.get(), prefix(), &spec_, t->candidates[cand_].is_index));
+    const Candidate& c = t->candidates[cand_];
+    const KeyMapping* to_rows = nullptr;
+    if (c.is_index && !covering_) {
+      // The scan reads each entry's row in the same step.
+      to_rows_.from_prefix = t->layout.index_prefix(c.index).size();
+      to_rows_.skip = t->table.indexes[c.index].columns.size();
+      to_rows_.to_prefix.assign(t->layout.row_prefix());
+      to_rows = &to_rows_;
+    }
+    TUPLEKV_RETURN_IF_ERROR(scan_.start(t->store.get(), prefix(), &spec_, c.is_index, to_rows));
   } else {
     TUPLEKV_RETURN_IF_ERROR(scan_.next());
   }
