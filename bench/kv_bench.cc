@@ -23,6 +23,9 @@
 // Reproduce:
 //   cmake --build <build dir> --target kv_bench && <build dir>/bench/kv_bench
 // Smaller: TUPLEKV_BENCH_KEYS=100000; one operation: --benchmark_filter=Lookup
+// Instructions of one side alone (no interleaved native run):
+//   TUPLEKV_BENCH_KEYS=100000 TUPLEKV_BENCH_UNPAIRED=1 valgrind --tool=callgrind
+//     --toggle-collect='*scan_all*' <build dir>/bench/kv_bench --benchmark_filter='^Lookup/sqlite$'
 #include <benchmark/benchmark.h>
 #include <sqlite3.h>
 
@@ -360,6 +363,17 @@ class FullScanOp final : public Op {
   sqlite3_stmt* st_ = nullptr;
 };
 
+// TUPLEKV_BENCH_UNPAIRED=1 leaves out the interleaved native runs (and the
+// vs_native counter), so that an instruction count of one benchmark under
+// callgrind counts that implementation alone.
+bool paired() {
+  static const bool p = [] {
+    const char* env = std::getenv("TUPLEKV_BENCH_UNPAIRED");
+    return env == nullptr || std::string(env) != "1";
+  }();
+  return p;
+}
+
 // A tuplekv benchmark times its own iterations and, after each one (with
 // the framework's clock paused), one run of the same operation on the
 // native table: `vs_native` is the ratio of the two sums. Interleaving keeps
@@ -369,7 +383,7 @@ template <typename OpType, Impl kImpl>
 void BM_Op(benchmark::State& state) {
   OpType op(kImpl);
   std::unique_ptr<OpType> native;
-  if (kImpl != Impl::kNative) native = std::make_unique<OpType>(Impl::kNative);
+  if (kImpl != Impl::kNative && paired()) native = std::make_unique<OpType>(Impl::kNative);
   double own_ns = 0;
   double native_ns = 0;
   for (auto _ : state) {
