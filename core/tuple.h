@@ -273,6 +273,23 @@ class TupleReader {
   Status status_;
 };
 
+// One element of the kinds a table column mostly holds, decoded from exactly
+// its bytes (as quick_element_size() framed them). The per-column read of
+// a scan: no reader state, and a string's terminator is already known.
+struct ScalarElement {
+  ElementType type = ElementType::kNull;  // kNull, kInt, kDouble, kString or kBytes
+  int64_t int_value = 0;                  // kInt
+  uint64_t double_bits = 0;               // kDouble: raw IEEE bits
+  BytesView payload;                      // kString, kBytes: the value, followed
+                                          // in memory by the 00 terminator
+};
+
+// Decodes `element` when it is exactly one null, int64, double, or string or
+// byte string without escapes, canonically encoded (strings valid UTF-8).
+// False for everything else, which TupleReader then decodes or reports:
+// other types, escapes, non-canonical or malformed bytes, trailing bytes.
+bool decode_scalar_element(BytesView element, ScalarElement* out);
+
 // ---------------------------------------------------------------------------
 // Order, ranges, text
 

@@ -931,6 +931,76 @@ TEST(TupleRandom, ElementSizeMatchesTheReader) {
   EXPECT_EQ(element_size("\x05\x15", &n).code(), StatusCode::kCorruption);  // unterminated nested
 }
 
+// decode_scalar_element: whatever it accepts, the reader reads the same way
+// as exactly one element; it accepts the common scalars of random tuples;
+// and on junk it never accepts what the reader refuses.
+void expect_scalar_matches_reader(BytesView element, const char* what) {
+  ScalarElement e;
+  if (!decode_scalar_element(element, &e)) return;
+  TupleReader r(element);
+  ASSERT_TRUE(r.next()) << what << " " << to_hex(element);
+  EXPECT_TRUE(r.rest().empty()) << what << " " << to_hex(element);
+  ASSERT_EQ(e.type, r.type()) << what << " " << to_hex(element);
+  switch (e.type) {
+    case ElementType::kInt:
+      EXPECT_EQ(e.int_value, r.int64_value()) << to_hex(element);
+      break;
+    case ElementType::kDouble:
+      EXPECT_EQ(e.double_bits, r.double_bits()) << to_hex(element);
+      break;
+    case ElementType::kString:
+    case ElementType::kBytes:
+      EXPECT_FALSE(r.has_escapes()) << to_hex(element);
+      EXPECT_EQ(e.payload, r.escaped_payload()) << to_hex(element);
+      EXPECT_EQ(e.payload.data()[e.payload.size()], '\0') << to_hex(element);
+      break;
+    default:
+      EXPECT_EQ(e.type, ElementType::kNull) << to_hex(element);
+  }
+}
+
+TEST(TupleRandom, ScalarElementsMatchTheReader) {
+  TupleGen gen(20261125);
+  size_t accepted = 0;
+  for (int i = 0; i < 5000; ++i) {
+    Bytes b;
+    ASSERT_TRUE(pack(gen.tuple(0, true), &b).ok());
+    TupleReader r(b);
+    while (r.next()) {
+      const BytesView raw = r.raw();
+      ScalarElement e;
+      const bool scalar = decode_scalar_element(raw, &e);
+      const bool simple = r.type() == ElementType::kNull || r.type() == ElementType::kDouble ||
+                          (r.type() == ElementType::kInt && raw.size() <= 9 &&
+                           static_cast<uint8_t>(raw[0]) >= 0x0d && static_cast<uint8_t>(raw[0]) <= 0x1b) ||
+                          ((r.type() == ElementType::kString || r.type() == ElementType::kBytes) &&
+                           !r.has_escapes());
+      EXPECT_EQ(scalar, simple) << to_hex(raw);
+      accepted += scalar ? 1 : 0;
+      expect_scalar_matches_reader(raw, "element");
+      // The element with a byte too few or too many is not one element.
+      EXPECT_FALSE(decode_scalar_element(raw.substr(0, raw.size() - 1), &e) && raw.size() > 1 &&
+                   static_cast<uint8_t>(raw[0]) != 0x00)
+          << to_hex(raw);
+      EXPECT_FALSE(decode_scalar_element(Bytes(raw) + Bytes(1, '\0'), &e)) << to_hex(raw);
+    }
+  }
+  EXPECT_GT(accepted, 3000u);  // about two in three top-level elements
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 50000; ++i) {
+    Bytes junk(1 + rng() % 12, '\0');
+    for (char& c : junk) c = static_cast<char>(rng() % 3 == 0 ? 0 : rng() % 2 ? rng() : 0x15);
+    expect_scalar_matches_reader(junk, "junk");
+  }
+  // What the reader refuses (non-canonical integers, bad UTF-8, escapes
+  // without a following FF, short doubles) is refused here too.
+  ScalarElement e;
+  for (const char* hex : {"15 00", "16 00 01", "13 FF", "12 FF 00", "02 61 FF 00", "02 C0 80 00",
+                          "02 61", "01 61", "21 00 00", "02 61 00 FF 00", "", "1C 01 02 03 04 05 06 07 08"}) {
+    EXPECT_FALSE(decode_scalar_element(H(hex), &e)) << hex;
+  }
+}
+
 TEST(TupleRandom, ValueOrderMatchesByteOrder) {
   TupleGen gen(7);
   int mismatches = 0;
