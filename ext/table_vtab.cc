@@ -809,6 +809,7 @@ struct TableCursor : sqlite3_vtab_cursor {
   Status next();
   bool eof() const { return eof_; }
   int column(sqlite3_context* ctx, int i);
+  int column_slow(sqlite3_context* ctx, int i);  // every other case, errors included
   Status rowid(sqlite3_int64* out);
   void recycle() {
     scan_.reset();
@@ -987,6 +988,19 @@ Status TableCursor::next() {
 
 int TableCursor::column(sqlite3_context* ctx, int i) {
   TableVtab* t = table();
+  // The per-row path: a column holding a common scalar, no Status at all.
+  ScalarElement e;
+  if (i != t->raw_column && static_cast<size_t>(i) < row_.size() &&
+      decode_scalar_element(row_[static_cast<size_t>(i)], &e)) {
+    // An UPDATE reads the columns it keeps from the stored row itself.
+    if (!sqlite3_vtab_nochange(ctx)) result_scalar_element(ctx, e);
+    return SQLITE_OK;
+  }
+  return column_slow(ctx, i);
+}
+
+int TableCursor::column_slow(sqlite3_context* ctx, int i) {
+  TableVtab* t = table();
   Status s;
   if (i == t->raw_column) {
     raw_buf_.assign(t->layout.row_prefix());
@@ -1001,7 +1015,6 @@ int TableCursor::column(sqlite3_context* ctx, int i) {
   } else if (row_[static_cast<size_t>(i)].empty()) {
     s = Status::Internal("tuplekv internal error: column " + std::to_string(i) + " not read");
   } else {
-    // The per-row path: no Status is assigned unless something failed.
     BytesView in = row_[static_cast<size_t>(i)];
     Status read = result_packed_element(ctx, &in);
     if (read.ok()) return SQLITE_OK;

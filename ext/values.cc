@@ -190,6 +190,26 @@ Status result_packed_element(sqlite3_context* ctx, BytesView* in) {
   return Status::OK();
 }
 
+void result_scalar_element(sqlite3_context* ctx, const ScalarElement& e) {
+  switch (e.type) {
+    case ElementType::kInt:
+      sqlite3_result_int64(ctx, e.int_value);
+      break;
+    case ElementType::kString:
+      // No NUL inside, and the element's terminator follows.
+      result_nul_terminated_text(ctx, e.payload);
+      break;
+    case ElementType::kDouble:
+      sqlite3_result_double(ctx, std::bit_cast<double>(e.double_bits));
+      break;
+    case ElementType::kBytes:
+      result_blob(ctx, e.payload);
+      break;
+    default:
+      sqlite3_result_null(ctx);
+  }
+}
+
 void result_blob(sqlite3_context* ctx, BytesView b) {
   // A non-null pointer even for an empty BLOB, so the result is x'' and not NULL.
   sqlite3_result_blob64(ctx, b.empty() ? "" : b.data(), b.size(), SQLITE_TRANSIENT);

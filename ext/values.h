@@ -86,6 +86,11 @@ Status result_element(sqlite3_context* ctx, const TupleValue& v);
 // kCorruption naming the offset within *in.
 Status result_packed_element(sqlite3_context* ctx, BytesView* in);
 
+// The SQL value of an element decode_scalar_element() (core/tuple.h) read:
+// the per-column path of a table scan, for elements a row split framed.
+// Other elements go through result_packed_element().
+void result_scalar_element(sqlite3_context* ctx, const ScalarElement& e);
+
 // Packs the children of a nested tuple the way they would pack at top level,
 // accepting incomplete versionstamps (which can occur in decoded input):
 // what result_element returns for a nested tuple. Replaces *out.

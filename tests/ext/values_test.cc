@@ -69,6 +69,22 @@ void test_packed_result(sqlite3_context* ctx, int, sqlite3_value** argv) {
   if (!s.ok()) sqlite3_result_error(ctx, s.message().c_str(), -1);
 }
 
+// test_scalar_result(json): result_scalar_element() of the packed single
+// element in `json`, or the text 'not scalar' where decode_scalar_element()
+// leaves it to the general path.
+void test_scalar_result(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  Tuple t;
+  const std::string json(reinterpret_cast<const char*>(sqlite3_value_text(argv[0])),
+                         static_cast<size_t>(sqlite3_value_bytes(argv[0])));
+  Status s = tuple_from_json(json, &t);
+  Bytes packed;
+  if (s.ok()) s = pack_allow_incomplete(t, &packed);
+  if (!s.ok()) return sqlite3_result_error(ctx, s.message().c_str(), -1);
+  ScalarElement e;
+  if (!decode_scalar_element(packed, &e)) return sqlite3_result_text(ctx, "not scalar", -1, nullptr);
+  result_scalar_element(ctx, e);
+}
+
 // test_packed_raw(blob): result_packed_element() of arbitrary bytes.
 void test_packed_raw(sqlite3_context* ctx, int, sqlite3_value** argv) {
   BytesView in(static_cast<const char*>(sqlite3_value_blob(argv[0])),
@@ -99,6 +115,9 @@ class ValuesTest : public ::testing::Test {
               SQLITE_OK);
     EXPECT_EQ(sqlite3_create_function_v2(h, "test_packed_result", 1, kFlags, nullptr,
                                          test_packed_result, nullptr, nullptr, nullptr),
+              SQLITE_OK);
+    EXPECT_EQ(sqlite3_create_function_v2(h, "test_scalar_result", 1, kFlags, nullptr,
+                                         test_scalar_result, nullptr, nullptr, nullptr),
               SQLITE_OK);
     EXPECT_EQ(sqlite3_create_function_v2(h, "test_packed_raw", 1, kFlags, nullptr,
                                          test_packed_raw, nullptr, nullptr, nullptr),
@@ -207,6 +226,20 @@ TEST_F(ValuesTest, PackedElementsBecomeTheSameSqlValues) {
               db_.rows("SELECT typeof(v), quote(v) FROM (SELECT test_result(" + json + ") AS v)"))
         << e;
   }
+  // The scalar path gives the same values for what it takes, and takes the
+  // common kinds.
+  int scalars = 0;
+  for (const char* e : kElements) {
+    const std::string json = std::string("'[") + e + "]'";
+    const Rows got =
+        db_.rows("SELECT typeof(v), quote(v) FROM (SELECT test_scalar_result(" + json + ") AS v)");
+    if (got == Rows{{"text", "'not scalar'"}}) continue;
+    ++scalars;
+    EXPECT_EQ(got,
+              db_.rows("SELECT typeof(v), quote(v) FROM (SELECT test_result(" + json + ") AS v)"))
+        << e;
+  }
+  EXPECT_EQ(scalars, 15);  // not: 8-byte and big integers, floats, escapes, bools, ...
 }
 
 TEST_F(ValuesTest, PackedElementsThatDoNotDecodeAreErrors) {
