@@ -831,7 +831,8 @@ struct TableCursor : sqlite3_vtab_cursor {
   size_t cand_ = 0;
   bool covering_ = false;
   std::shared_ptr<const Plan> plan_;
-  std::string plan_text_;
+  size_t plan_cand_ = 0;   // plan_ is for this candidate
+  std::string plan_text_;  // and this idxStr
   std::vector<FilterArg> args_;
   std::vector<Bytes> variants_;
   RangeBuilder builder_;
@@ -892,10 +893,13 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
   if (idx_str == nullptr) idx_str = "";
   const size_t label = static_cast<size_t>(idx_num >> kIdxLabelShift);
   if (label > std::strlen(idx_str)) return Status::Internal("tuplekv internal error: plan label");
-  std::string text = std::to_string(cand_) + ":" + idx_str;
-  if (plan_ == nullptr || plan_text_ != text) {
+  // The same statement filters with the same plan every time: compare in
+  // place rather than build a key (an allocation per xFilter).
+  if (plan_ == nullptr || plan_cand_ != cand_ || plan_text_ != idx_str) {
+    plan_ = nullptr;
     TUPLEKV_ASSIGN_OR_RETURN(plan_, t->candidates[cand_].plans->get(idx_str + label));
-    plan_text_ = std::move(text);
+    plan_cand_ = cand_;
+    plan_text_.assign(idx_str);
   }
   const Candidate& c = t->candidates[cand_];
   builder_.element_prefixes = true;  // every key prefix here ends with an element
