@@ -35,6 +35,7 @@
 // Instructions of one side alone (no interleaved native run):
 //   TUPLEKV_BENCH_ROWS=100000 TUPLEKV_BENCH_UNPAIRED=1 valgrind --tool=callgrind
 //     --toggle-collect='*read_all*' <build dir>/bench/table_bench --benchmark_filter='^Lookup/sqlite$'
+// (bulk insert: --toggle-collect='*Conn::load*' --benchmark_filter='^BulkInsert/sqlite').
 #include <benchmark/benchmark.h>
 #include <sqlite3.h>
 
@@ -173,7 +174,8 @@ class Conn {
   }
 
   // Every row, one INSERT each, in one transaction, in the shuffled order.
-  void load(Impl i, const std::string& table) {
+  // Not inlined, so a profiler can count it alone (--toggle-collect='*load*').
+  __attribute__((noinline)) void load(Impl i, const std::string& table) {
     const Data& d = data();
     exec("BEGIN");
     sqlite3_stmt* ins = prepare("INSERT INTO " + table + " VALUES (?1, ?2, ?3, ?4, ?5)");
