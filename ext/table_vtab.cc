@@ -841,7 +841,6 @@ struct TableCursor : sqlite3_vtab_cursor {
   bool eof_ = true;
   bool limited_ = false;
   uint64_t remaining_ = 0;
-  KeyMapping to_rows_;  // index entry -> row, for index scans that fetch rows
   Bytes fetch_key_;
   model::TableLayout::Elements row_, indexed_, key_parts_;
   BytesView key_elements_;
@@ -961,14 +960,10 @@ Status TableCursor::advance(bool start) {
   const uint64_t seeks_before = scan_.seeks();
   if (start) {
     const Candidate& c = t->candidates[cand_];
-    const KeyMapping* to_rows = nullptr;
-    if (c.is_index && !covering_) {
-      // The scan reads each entry's row in the same step.
-      to_rows_.from_prefix = t->layout.index_prefix(c.index).size();
-      to_rows_.skip = t->table.indexes[c.index].columns.size();
-      to_rows_.to_prefix.assign(t->layout.row_prefix());
-      to_rows = &to_rows_;
-    }
+    // An index scan that needs more than the index reads each entry's row
+    // in the same step.
+    const KeyMapping* to_rows =
+        c.is_index && !covering_ ? &t->layout.index_to_row(c.index) : nullptr;
     TUPLEKV_RETURN_IF_ERROR(scan_.start(t->store.get(), prefix(), &spec_, c.is_index, to_rows));
   } else {
     TUPLEKV_RETURN_IF_ERROR(scan_.next());

@@ -680,6 +680,7 @@ Result<TableLayout> TableLayout::make(const TableSchema& schema, std::string_vie
     TUPLEKV_RETURN_IF_ERROR(pack({TupleValue::string(idx.name)}, &p));
     l.index_prefixes_.push_back(std::move(p));
   }
+  l.map_indexes_to_rows();
   return l;
 }
 
@@ -687,7 +688,20 @@ Status TableLayout::rebind(std::string_view subspace) {
   Bytes p;
   TUPLEKV_RETURN_IF_ERROR(pack({TupleValue::string(subspace)}, &p));
   row_prefix_ = std::move(p);
+  map_indexes_to_rows();
   return Status::OK();
+}
+
+void TableLayout::map_indexes_to_rows() {
+  // An entry is index prefix + indexed elements + key elements; its row is
+  // row prefix + the same key elements.
+  index_to_row_.resize(index_prefixes_.size());
+  for (size_t i = 0; i < index_prefixes_.size(); ++i) {
+    KeyMapping& m = index_to_row_[i];
+    m.from_prefix = index_prefixes_[i].size();
+    m.skip = schema_.indexes[i].columns.size();
+    m.to_prefix = row_prefix_;
+  }
 }
 
 void TableLayout::row_key(const Elements& row, BytesView rowid_element, Bytes* out) const {

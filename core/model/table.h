@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "core/bytes.h"
+#include "core/key_mapping.h"
 #include "core/status.h"
 #include "core/store.h"
 #include "core/tuple.h"
@@ -168,6 +169,9 @@ class TableLayout {
   const TableSchema& schema() const { return schema_; }
   const Bytes& row_prefix() const { return row_prefix_; }
   const Bytes& index_prefix(size_t i) const { return index_prefixes_[i]; }
+  // Maps an entry of index i to its row's key (core/key_mapping.h), for
+  // index scans that read rows (OrderedStore::scan_mapped).
+  const KeyMapping& index_to_row(size_t i) const { return index_to_row_[i]; }
   // The subspace changed (a rename moved the rows).
   Status rebind(std::string_view subspace);
 
@@ -196,8 +200,12 @@ class TableLayout {
 
  private:
   TableSchema schema_;
+  // index_to_row_ from the prefixes, after either changes.
+  void map_indexes_to_rows();
+
   Bytes row_prefix_;
   std::vector<Bytes> index_prefixes_;
+  std::vector<KeyMapping> index_to_row_;
 };
 
 // Rows and their index entries over a store: every write keeps the indexes

@@ -367,6 +367,23 @@ TEST(TableRowsTest, SplitIndexAndCorruption) {
   EXPECT_EQ(f.layout.split_index(0, key, &indexed, &ke).code(), StatusCode::kCorruption);
 }
 
+TEST(TableRowsTest, IndexEntriesMapToTheirRows) {
+  Fixture f({"a TEXT", "b INTEGER", "c", "PRIMARY KEY(b, a)", "INDEX by_c(c, a)", "INDEX by_b(b)"});
+  TableLayout::Elements r = f.row({text("x"), integer(5), real(2.5)});
+  for (const char* subspace : {"first", "renamed"}) {
+    ASSERT_TRUE(f.layout.rebind(subspace).ok());
+    Bytes key;
+    f.layout.row_key(r, {}, &key);
+    const BytesView key_elements = BytesView(key).substr(f.layout.row_prefix().size());
+    for (size_t i = 0; i < 2; ++i) {
+      Bytes entry, mapped;
+      f.layout.index_key(i, r, key_elements, &entry);
+      ASSERT_TRUE(map_key(f.layout.index_to_row(i), entry, &mapped)) << subspace << " " << i;
+      EXPECT_EQ(to_hex(mapped), to_hex(key)) << subspace << " " << i;
+    }
+  }
+}
+
 TEST(TableRowsTest, SplitIndexOfAnImplicitKeyNeedsAnInteger) {
   Fixture f({"a TEXT", "INDEX by_a(a)"});
   TableLayout::Elements r = f.row({text("x")});
