@@ -128,11 +128,11 @@ namespace {
 constexpr unsigned kPrepareFlags = SQLITE_PREPARE_PERSISTENT | SQLITE_PREPARE_NO_VTAB;
 
 // Scan statement shapes: bit 0 keys_only, bit 1 bounded end, bit 2
-// reverse, bit 3 mapped (which reads values, so bit 0 is clear).
+// reverse, bit 3 mapped (a mapped cursor is never keys_only, so bit 0 is
+// clear with it).
 constexpr int kShapes = 16;
 constexpr int kPlainShapes = 8;  // prepared up front
 int shape_of(bool reverse, bool bounded_end, bool keys_only, bool mapped) {
-  if (mapped) keys_only = false;
   return (mapped ? 8 : 0) | (reverse ? 4 : 0) | (bounded_end ? 2 : 0) | (keys_only ? 1 : 0);
 }
 
