@@ -54,15 +54,20 @@ void test_result(sqlite3_context* ctx, int, sqlite3_value** argv) {
   if (!s.ok()) sqlite3_result_error(ctx, s.message().c_str(), -1);
 }
 
+// The packed form of the tuple in the JSON text `v`.
+Status packed_from_json(sqlite3_value* v, Bytes* packed) {
+  Tuple t;
+  const std::string json(reinterpret_cast<const char*>(sqlite3_value_text(v)),
+                         static_cast<size_t>(sqlite3_value_bytes(v)));
+  TUPLEKV_RETURN_IF_ERROR(tuple_from_json(json, &t));
+  return pack_allow_incomplete(t, packed);
+}
+
 // test_packed_result(json): result_packed_element() of the packed form of
 // the single element in `json`; the same element through the fast path.
 void test_packed_result(sqlite3_context* ctx, int, sqlite3_value** argv) {
-  Tuple t;
-  const std::string json(reinterpret_cast<const char*>(sqlite3_value_text(argv[0])),
-                         static_cast<size_t>(sqlite3_value_bytes(argv[0])));
-  Status s = tuple_from_json(json, &t);
   Bytes packed;
-  if (s.ok()) s = pack_allow_incomplete(t, &packed);
+  Status s = packed_from_json(argv[0], &packed);
   BytesView in = packed;
   if (s.ok()) s = result_packed_element(ctx, &in);
   if (s.ok() && !in.empty()) s = Status::InvalidArgument("bytes left after the element");
@@ -73,12 +78,8 @@ void test_packed_result(sqlite3_context* ctx, int, sqlite3_value** argv) {
 // element in `json`, or the text 'not scalar' where decode_scalar_element()
 // leaves it to the general path.
 void test_scalar_result(sqlite3_context* ctx, int, sqlite3_value** argv) {
-  Tuple t;
-  const std::string json(reinterpret_cast<const char*>(sqlite3_value_text(argv[0])),
-                         static_cast<size_t>(sqlite3_value_bytes(argv[0])));
-  Status s = tuple_from_json(json, &t);
   Bytes packed;
-  if (s.ok()) s = pack_allow_incomplete(t, &packed);
+  const Status s = packed_from_json(argv[0], &packed);
   if (!s.ok()) return sqlite3_result_error(ctx, s.message().c_str(), -1);
   ScalarElement e;
   if (!decode_scalar_element(packed, &e)) return sqlite3_result_text(ctx, "not scalar", -1, nullptr);
