@@ -84,6 +84,20 @@ TEST_P(TableVtabTest, StrictValuesAndMessages) {
             "tuplekv_table: raw_key is the stored key of users, it cannot be written");
 }
 
+TEST_P(TableVtabTest, WhatSqliteRefusesVirtualTablesComesThroughAndChangesNothing) {
+  const Rows before = db_.rows("SELECT * FROM users ORDER BY user_id");
+  EXPECT_EQ(db_.error("UPDATE users SET name = 'x' WHERE user_id = 1 RETURNING name"),
+            "UPDATE RETURNING is not available on virtual tables");
+  EXPECT_EQ(db_.error("DELETE FROM users WHERE user_id = 1 RETURNING name"),
+            "DELETE RETURNING is not available on virtual tables");
+  EXPECT_EQ(db_.error("SELECT name FROM users INDEXED BY region_idx WHERE region = 'eu'"),
+            "no such index: region_idx");
+  EXPECT_EQ(db_.rows("SELECT * FROM users ORDER BY user_id"), before);
+  // INSERT ... RETURNING is not refused.
+  EXPECT_EQ(db_.rows("INSERT INTO users VALUES (9, 'ida', 'eu') RETURNING user_id, name"),
+            (Rows{{"9", "ida"}}));
+}
+
 TEST_P(TableVtabTest, ConflictClauses) {
   ASSERT_TRUE(db_.exec("INSERT OR IGNORE INTO users VALUES (1, 'x', 'x'), (5, 'eve', 'eu')"));
   EXPECT_EQ(db_.value("SELECT name FROM users WHERE user_id = 1"), "ann");
