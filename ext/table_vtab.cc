@@ -187,6 +187,9 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
     decl += quote_identifier(c.name);
     // ANY is declared without a type: no affinity, as in a STRICT table.
     if (c.type != model::ColumnType::kAny) decl += " " + std::string(model::column_type_name(c.type));
+    // SQLite applies a non-key column's collation itself (comparisons,
+    // ORDER BY, GROUP BY, DISTINCT) when the declaration names it.
+    if (c.collation != "BINARY") decl += " COLLATE " + std::string(c.collation);
     if (!c.default_sql.empty()) decl += " DEFAULT " + c.default_sql;
     decl += ", ";
   }

@@ -282,6 +282,22 @@ class SchemaParser {
       }
       s.indexes.push_back(std::move(idx));
     }
+    for (size_t c = 0; c < s.columns.size(); ++c) {
+      const TableColumn& col = s.columns[c];
+      if (col.collation == "BINARY") continue;
+      const char* where = col.key_pos >= 0 ? "the primary key" : nullptr;
+      for (const TableIndex& idx : s.indexes) {
+        if (where == nullptr && std::find(idx.columns.begin(), idx.columns.end(), static_cast<int>(c)) !=
+                                    idx.columns.end()) {
+          where = idx.automatic ? "a UNIQUE constraint" : "an index";
+        }
+      }
+      if (where != nullptr) {
+        return fail("column " + std::string(table_) + "." + col.name + ": COLLATE " +
+                    std::string(col.collation) + " is not supported in " + where +
+                    " (keys are ordered byte for byte: BINARY)");
+      }
+    }
     s.name_automatic_indexes(table_);
     // A primary key of one column declared INTEGER starts as a rowid alias;
     // WITHOUT ROWID makes its index only at the end of the CREATE TABLE.
@@ -420,9 +436,14 @@ class SchemaParser {
         // PRIMARY KEY ASC
       } else if (is_word(t, "COLLATE")) {
         TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
-        if (!is_name(t) || !iequals(t.text, "BINARY")) {
-          return fail("column " + std::string(table_) + "." + name +
-                      ": only COLLATE BINARY is supported");
+        if (!is_name(t)) return fail("expected a collation name in '" + std::string(text) + "'");
+        col.collation = {};
+        for (std::string_view known : {"BINARY", "NOCASE", "RTRIM"}) {
+          if (iequals(t.text, known)) col.collation = known;
+        }
+        if (col.collation.empty()) {
+          return fail("column " + std::string(table_) + "." + name + ": no such collation sequence: " +
+                      std::string(t.text) + " (use BINARY, NOCASE or RTRIM)");
         }
       } else if (is_word(t, "DEFAULT")) {
         TUPLEKV_RETURN_IF_ERROR(default_expr(lx, text, &col.default_sql));

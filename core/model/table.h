@@ -21,8 +21,11 @@
 // PRECISION ...) is that STRICT type; names of NUMERIC affinity (NUMERIC,
 // DECIMAL, DATE, BOOLEAN ...) have no STRICT counterpart and are errors.
 // Column constraints: NOT NULL, NULL, DEFAULT <literal or (expr)>, PRIMARY
-// KEY (one column), UNIQUE, COLLATE BINARY, each optionally named by
-// CONSTRAINT name. Table constraints: PRIMARY KEY(cols...) in any column
+// KEY (one column), UNIQUE, COLLATE BINARY|NOCASE|RTRIM, each optionally
+// named by CONSTRAINT name. NOCASE and RTRIM only on a column outside the
+// primary key and every index: keys are stored and ordered byte for byte,
+// so a key column's collation must be BINARY (SQLite applies the others
+// itself, as it does to every non-key column). Table constraints: PRIMARY KEY(cols...) in any column
 // order, UNIQUE(cols...), INDEX name(cols...), UNIQUE INDEX name(cols...).
 // Key columns are NOT NULL. A UNIQUE constraint is kept as an automatic
 // unique index (TableIndex::automatic).
@@ -71,6 +74,7 @@ struct TableColumn {
   std::string name;
   ColumnType type = ColumnType::kAny;
   std::string_view type_label;  // for messages: declared_type_label()
+  std::string_view collation = "BINARY";  // "BINARY", "NOCASE" or "RTRIM"
   bool not_null = false;       // declared NOT NULL, or a key column
   std::string default_sql;     // the DEFAULT expression as written; empty: none
   int key_pos = -1;            // position in the primary key, or -1

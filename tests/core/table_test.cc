@@ -107,6 +107,18 @@ TEST(TableSchemaTest, InlineKeyImplicitKeyAndDefaults) {
   EXPECT_EQ(s.values, (std::vector<int>{0, 1}));
 }
 
+TEST(TableSchemaTest, CollationsOutsideKeysAndIndexes) {
+  TableSchema s;
+  ASSERT_TRUE(parse({"a TEXT COLLATE binary", "b TEXT COLLATE NoCase", "c ANY COLLATE \"RTRIM\"",
+                     "d BLOB", "PRIMARY KEY(a)", "INDEX i(d, a)"},
+                    &s)
+                  .ok());
+  EXPECT_EQ(s.columns[0].collation, "BINARY");
+  EXPECT_EQ(s.columns[1].collation, "NOCASE");
+  EXPECT_EQ(s.columns[2].collation, "RTRIM");
+  EXPECT_EQ(s.columns[3].collation, "BINARY");
+}
+
 TEST(TableSchemaTest, Errors) {
   EXPECT_EQ(parse_error({"a DECIMAL(10, 2)"}),
             "tuplekv_table: unknown type 'DECIMAL(10, 2)' for column t.a (use INTEGER, REAL, TEXT, "
@@ -128,8 +140,17 @@ TEST(TableSchemaTest, Errors) {
             "tuplekv_table: PRIMARY KEY names column 'a' twice");
   EXPECT_EQ(parse_error({"a INT CHECK(a > 0)"}),
             "tuplekv_table: unsupported column constraint 'CHECK' for column t.a");
-  EXPECT_EQ(parse_error({"a TEXT COLLATE NOCASE"}),
-            "tuplekv_table: column t.a: only COLLATE BINARY is supported");
+  EXPECT_EQ(parse_error({"a TEXT COLLATE NOCASE PRIMARY KEY"}),
+            "tuplekv_table: column t.a: COLLATE NOCASE is not supported in the primary key (keys are "
+            "ordered byte for byte: BINARY)");
+  EXPECT_EQ(parse_error({"a INT PRIMARY KEY", "b TEXT COLLATE RTRIM", "INDEX i(a, b)"}),
+            "tuplekv_table: column t.b: COLLATE RTRIM is not supported in an index (keys are ordered "
+            "byte for byte: BINARY)");
+  EXPECT_EQ(parse_error({"a INT PRIMARY KEY", "b TEXT UNIQUE COLLATE NOCASE"}),
+            "tuplekv_table: column t.b: COLLATE NOCASE is not supported in a UNIQUE constraint (keys are "
+            "ordered byte for byte: BINARY)");
+  EXPECT_EQ(parse_error({"a TEXT COLLATE UNICODE"}),
+            "tuplekv_table: column t.a: no such collation sequence: UNICODE (use BINARY, NOCASE or RTRIM)");
   EXPECT_EQ(parse_error({"a INT", "UNIQUE(b)"}), "tuplekv_table: UNIQUE names unknown column 'b'");
   EXPECT_EQ(parse_error({"a INT", "CHECK(a > 0)"}), "tuplekv_table: CHECK constraints are not supported");
   EXPECT_EQ(parse_error({"a INT UNIQUE ON CONFLICT REPLACE"}),

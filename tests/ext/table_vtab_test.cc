@@ -84,6 +84,41 @@ TEST_P(TableVtabTest, StrictValuesAndMessages) {
             "tuplekv_table: raw_key is the stored key of users, it cannot be written");
 }
 
+// NOCASE and RTRIM columns outside the key and indexes are compared,
+// sorted, grouped and made distinct by SQLite itself, as in the native
+// reference with the same declaration.
+TEST_P(TableVtabTest, CollatedValueColumnsBehaveAsNative) {
+  const std::string store = GetParam() == "memory" ? ", store=memory" : "";
+  const std::string cols = "id INTEGER, name TEXT COLLATE NOCASE, tag ANY COLLATE RTRIM, PRIMARY KEY(id)";
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE c USING tuplekv_table(" + cols + store + ");"
+                       "CREATE TABLE n(" + cols + ") STRICT, WITHOUT ROWID;"));
+  const std::string rows =
+      " VALUES (1, 'Ann', 'x'), (2, 'ann', 'x  '), (3, 'ANNE', 'y'), (4, 'bob', 7), (5, NULL, 'X'),"
+      " (6, 'Bob', ' x')";
+  ASSERT_TRUE(db_.exec("INSERT INTO c" + rows + "; INSERT INTO n" + rows));
+  for (const char* q : {"SELECT id FROM %s WHERE name = 'ANN' ORDER BY id",
+                        "SELECT id FROM %s WHERE name > 'annd' ORDER BY id",
+                        "SELECT id FROM %s WHERE name IN ('BOB', 'anne') ORDER BY id",
+                        "SELECT id FROM %s WHERE tag = 'x' ORDER BY id",
+                        "SELECT id FROM %s WHERE tag = 'x ' AND name LIKE 'a%%' ORDER BY id",
+                        "SELECT id FROM %s ORDER BY name, id",
+                        "SELECT id FROM %s ORDER BY name DESC, tag, id",
+                        "SELECT lower(name), count(*), min(id) FROM %s GROUP BY name ORDER BY 1",
+                        "SELECT count(DISTINCT name), count(DISTINCT tag) FROM %s",
+                        "SELECT a.id, b.id FROM %s a JOIN %s b ON a.name = b.name AND a.id < b.id ORDER BY 1, 2",
+                        "SELECT id FROM %s WHERE name = 'ann' COLLATE BINARY"}) {
+    char c_sql[256], n_sql[256];
+    std::snprintf(c_sql, sizeof c_sql, q, "c", "c");
+    std::snprintf(n_sql, sizeof n_sql, q, "n", "n");
+    EXPECT_EQ(db_.rows(c_sql), db_.rows(n_sql)) << q;
+    EXPECT_FALSE(db_.rows(n_sql).empty()) << q;
+  }
+  // A collation that would change key order or equality is refused.
+  EXPECT_THAT(db_.error("CREATE VIRTUAL TABLE d USING tuplekv_table(a TEXT COLLATE NOCASE PRIMARY KEY" +
+                        store + ")"),
+              HasSubstr("COLLATE NOCASE is not supported in the primary key"));
+}
+
 TEST_P(TableVtabTest, WhatSqliteRefusesVirtualTablesComesThroughAndChangesNothing) {
   const Rows before = db_.rows("SELECT * FROM users ORDER BY user_id");
   EXPECT_EQ(db_.error("UPDATE users SET name = 'x' WHERE user_id = 1 RETURNING name"),
