@@ -286,10 +286,10 @@ class SchemaParser {
       const TableColumn& col = s.columns[c];
       if (col.collation == "BINARY") continue;
       const char* where = col.key_pos >= 0 ? "the primary key" : nullptr;
-      for (const TableIndex& idx : s.indexes) {
-        if (where == nullptr && std::find(idx.columns.begin(), idx.columns.end(), static_cast<int>(c)) !=
-                                    idx.columns.end()) {
-          where = idx.automatic ? "a UNIQUE constraint" : "an index";
+      for (size_t i = 0; i < s.indexes.size() && where == nullptr; ++i) {
+        const std::vector<int>& in = s.indexes[i].columns;
+        if (std::find(in.begin(), in.end(), static_cast<int>(c)) != in.end()) {
+          where = s.indexes[i].automatic ? "a UNIQUE constraint" : "an index";
         }
       }
       if (where != nullptr) {

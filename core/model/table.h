@@ -24,9 +24,10 @@
 // KEY (one column), UNIQUE, COLLATE BINARY|NOCASE|RTRIM, each optionally
 // named by CONSTRAINT name. NOCASE and RTRIM only on a column outside the
 // primary key and every index: keys are stored and ordered byte for byte,
-// so a key column's collation must be BINARY (SQLite applies the others
-// itself, as it does to every non-key column). Table constraints: PRIMARY KEY(cols...) in any column
-// order, UNIQUE(cols...), INDEX name(cols...), UNIQUE INDEX name(cols...).
+// so a key column's collation must be BINARY, while SQLite applies any
+// other column's collation itself. Table constraints: PRIMARY KEY(cols...)
+// in any column order, UNIQUE(cols...), INDEX name(cols...), UNIQUE INDEX
+// name(cols...).
 // Key columns are NOT NULL. A UNIQUE constraint is kept as an automatic
 // unique index (TableIndex::automatic).
 //
