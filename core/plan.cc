@@ -253,7 +253,8 @@ Plan plan_direct(const PlanRequest& req) {
     bool used = false;
     for (size_t k = 0; k < plan.terms.size(); ++k) {
       if (plan.terms[k].constraint == static_cast<int>(i)) {
-        used = plan.terms[k].omit && static_cast<int>(k) < kMaxOmitArgv;
+        used = plan.terms[k].omit && static_cast<int>(k) < kMaxOmitArgv &&
+               !req.constraints[i].maybe_loosened;
         break;
       }
     }

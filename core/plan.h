@@ -37,9 +37,9 @@
 //     out; terms after a complete unique key are redundant), and no column
 //     involved is inexact.
 //   - LIMIT/OFFSET are used only when every other constraint is used and
-//     exact with an argv index <= 16 (SQLite honours omit only there) and
-//     ORDER BY is absent or consumed; otherwise SQLite would filter or sort
-//     after rows the scan already skipped.
+//     exact with an argv index <= 16 (SQLite honours omit only there), none
+//     is `maybe_loosened`, and ORDER BY is absent or consumed; otherwise
+//     SQLite would filter or sort after rows the scan already skipped.
 //   - Costs: kSeekCost per range plus one per row read. A unique point
 //     lookup < an IN list of points < a two-sided range or prefix < a
 //     one-sided range < a full scan.
@@ -117,6 +117,11 @@ struct PlanConstraint {
   // What planning may know of the right-hand side (a literal in the SQL).
   std::optional<int64_t> known_int;       // kLimit, kOffset
   std::optional<std::string> known_text;  // kLike, kGlob: the pattern
+  // SQLite may have loosened this term and re-checks the original whatever
+  // omit says: a row-value comparison `(a, b) > (x, y)` reaches a virtual
+  // table as `a >= x`. Such a term still narrows the scan, but it does not
+  // count as consumed, so LIMIT/OFFSET are not pushed past it.
+  bool maybe_loosened = false;
 };
 
 struct PlanOrder {

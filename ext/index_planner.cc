@@ -51,11 +51,19 @@ int best_index(const IndexShape& shape, sqlite3_index_info* info, int idx_num) {
       case SQLITE_INDEX_CONSTRAINT_LT:
       case SQLITE_INDEX_CONSTRAINT_LE:
         if (pos >= 0) {
-          if (static_cast<size_t>(pos) < shape.blob_only.size() && shape.blob_only[static_cast<size_t>(pos)] &&
-              sqlite3_vtab_rhs_value(info, i, &rhs) == SQLITE_OK && rhs != nullptr &&
-              sqlite3_value_type(rhs) != SQLITE_BLOB && sqlite3_value_type(rhs) != SQLITE_NULL) {
+          const bool known = sqlite3_vtab_rhs_value(info, i, &rhs) == SQLITE_OK && rhs != nullptr;
+          const bool blob_only =
+              static_cast<size_t>(pos) < shape.blob_only.size() && shape.blob_only[static_cast<size_t>(pos)];
+          if (blob_only && known && sqlite3_value_type(rhs) != SQLITE_BLOB &&
+              sqlite3_value_type(rhs) != SQLITE_NULL) {
             break;  // kOther: see IndexShape::blob_only
           }
+          // SQLite hands a row-value comparison over as its first column,
+          // < and > widened to <= and >=, and re-checks the whole of it.
+          // Nothing else tells it from a plain <= or >=, except that its
+          // right-hand side is a vector, which has no value to show here.
+          c.maybe_loosened = !known && (in.op == SQLITE_INDEX_CONSTRAINT_GE ||
+                                        in.op == SQLITE_INDEX_CONSTRAINT_LE);
           c.column = pos;
           c.op = in.op == SQLITE_INDEX_CONSTRAINT_GT   ? PlanOp::kGt
                  : in.op == SQLITE_INDEX_CONSTRAINT_GE ? PlanOp::kGe

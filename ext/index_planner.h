@@ -11,7 +11,9 @@
 //   =, IS          kEq, or kIn when SQLite can hand over the whole IN list
 //                  (sqlite3_vtab_in; sorted and deduplicated at filter time)
 //   < <= > >=      kLt kLe kGt kGe (kOther for a non-BLOB literal on a
-//                  blob_only position, see IndexShape)
+//                  blob_only position, see IndexShape); <= and >= whose
+//                  right-hand side SQLite cannot show are maybe_loosened
+//                  (a row-value comparison looks like that)
 //   LIKE, GLOB     kLike, kGlob (never omitted: the range is a superset);
 //                  only when the shape allows patterns; a literal pattern
 //                  known at prepare time with no literal prefix is not used

@@ -52,6 +52,13 @@ PlanConstraint pattern(PlanOp op, std::string text, int column = 0) {
   return c;
 }
 
+// A term SQLite may have widened from a row-value comparison.
+PlanConstraint loosened(PlanOp op, int column = 0) {
+  PlanConstraint c = con(op, column);
+  c.maybe_loosened = true;
+  return c;
+}
+
 PlanConstraint limit(PlanOp op, std::optional<int64_t> v = std::nullopt) {
   PlanConstraint c = con(op, -1);
   c.known_int = v;
@@ -178,6 +185,8 @@ INSTANTIATE_TEST_SUITE_P(
                  false},
         PlanCase{"limit_blocked_by_sort", kv_columns(), {limit(PlanOp::kLimit)}, {kValueAsc},
                  "full", "", false, false},
+        PlanCase{"limit_blocked_by_loosened", kv_columns(), {loosened(PlanOp::kGe), limit(PlanOp::kLimit)},
+                 {kKeyAsc}, "range key>=?1", "1", true, false},
         PlanCase{"limit_blocked_past_16_args", kv_columns(), seventeen_lower_bounds(), {},
                  "range key>?1 AND key>?2 AND key>?3 AND key>?4 AND key>?5 AND key>?6 AND key>?7 "
                  "AND key>?8 AND key>?9 AND key>?10 AND key>?11 AND key>?12 AND key>?13 AND "

@@ -8,9 +8,9 @@
 // indexes, store=sqlite or memory), then runs random statements on both
 // tables: INSERT (one or several rows, every conflict clause, INSERT ...
 // SELECT), UPDATE of values and of keys, DELETE, queries with =, IN lists
-// and subqueries, ranges, BETWEEN, LIKE/GLOB, IS [NOT] NULL, !=, OR,
-// ORDER BY/LIMIT/OFFSET, aggregates and self-joins, inside random
-// transactions and savepoints. Every result, error code and message must be
+// and subqueries, ranges, row-value comparisons, BETWEEN, LIKE/GLOB,
+// IS [NOT] NULL, !=, OR, ORDER BY/LIMIT/OFFSET, aggregates and self-joins,
+// inside random transactions and savepoints. Every result, error code and message must be
 // equal (table names aside); after each write the whole content is compared
 // and tuplekv_check() must say 'ok'.
 //
@@ -318,7 +318,7 @@ class TableDiff {
   std::string predicate(const std::string& alias = "") {
     const Column& c = key_or_any_column();
     const std::string col = alias + c.name;
-    switch (pick(14)) {
+    switch (pick(15)) {
       case 0:
       case 1:
       case 2:
@@ -348,6 +348,12 @@ class TableDiff {
         return col + " IS " + value_of(c.type);
       case 12:
         return "(" + predicate(alias) + " OR " + predicate(alias) + ")";
+      case 13: {  // a row value: SQLite passes the first column on, loosened
+        const Column& d = any_column();
+        static const char* kOps[] = {" > ", " >= ", " < ", " <= "};
+        return "(" + col + ", " + alias + d.name + ")" + one_of(kOps) + "(" + value_of(c.type) + ", " +
+               value_of(d.type) + ")";
+      }
       default:
         return col + " = " + other_value();
     }
