@@ -73,6 +73,7 @@ class Writer {
   Status evaluate_default(size_t c, sqlite3_value** out);
   Status evaluate_sql_default(size_t c, sqlite3_value** out);
   Status next_rowid(int64_t* out);
+  Status random_rowid(int64_t* out);
   // The stored row SQLite would call a duplicate of key_elements (other
   // than `exclude`), into found_*.
   Status find_conflict(BytesView key_elements, const Bytes* exclude, bool* found);
@@ -169,10 +170,7 @@ Status Writer::next_rowid(int64_t* out) {
       if (!r.next() || r.type() != ElementType::kInt) {
         return Status::Corruption("table: an implicit row key that is not an integer");
       }
-      if (r.int64_value() == INT64_MAX) {
-        return Status::Native(StatusCode::kIOError, SQLITE_FULL,
-                              std::string(kModule) + ": " + t_->name + ": no rowid is left");
-      }
+      if (r.int64_value() == INT64_MAX) return random_rowid(out);
       next = r.int64_value() + 1;
     }
     TUPLEKV_RETURN_IF_ERROR(c->status());
@@ -180,6 +178,28 @@ Status Writer::next_rowid(int64_t* out) {
   }
   *out = *t_->next_rowid;
   return Status::OK();
+}
+
+Status Writer::random_rowid(int64_t* out) {
+  // As SQLite once the largest rowid is taken: random positive candidates
+  // (at most 2^62, as it draws them) until one is unused, 100 tries, then
+  // SQLITE_FULL. Not cached: the next insert draws again.
+  for (int tries = 0; tries < 100; ++tries) {
+    int64_t v = 0;
+    sqlite3_randomness(sizeof v, &v);
+    v = (v & (INT64_MAX >> 1)) + 1;
+    encode_rowid(v, &w_->key_elements);
+    w_->probe.assign(t_->layout.row_prefix());
+    w_->probe.append(w_->key_elements);
+    bool hit = false;
+    TUPLEKV_RETURN_IF_ERROR(t_->store->get(w_->probe, &w_->found_value_buf, &hit));
+    if (!hit) {
+      *out = v;
+      return Status::OK();
+    }
+  }
+  return Status::Native(StatusCode::kIOError, SQLITE_FULL,
+                        std::string(kModule) + ": " + t_->name + ": no unused rowid found");
 }
 
 Status Writer::find_conflict(BytesView key_elements, const Bytes* exclude, bool* found) {

@@ -154,6 +154,30 @@ TEST_P(TableVtabTest, RowValueComparisonsUnderLimitAsNative) {
   sqlite3_finalize(st);
 }
 
+// Once the largest rowid is taken, SQLite draws random unused positive ones
+// (up to 2^62) rather than failing; so does a table without a PRIMARY KEY.
+TEST_P(TableVtabTest, ImplicitKeysAfterTheLargestRowidAreRandomAsInSqlite) {
+  const std::string store = GetParam() == "memory" ? "store=memory" : "";
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE r USING tuplekv_table(v TEXT" + (store.empty() ? "" : ", " + store) +
+                       "); CREATE TABLE n(v TEXT) STRICT;"
+                       "INSERT INTO r(rowid, v) VALUES (9223372036854775807, 'max');"
+                       "INSERT INTO n(rowid, v) VALUES (9223372036854775807, 'max')"));
+  for (int i = 0; i < 20; ++i) {
+    ASSERT_TRUE(db_.exec("INSERT INTO n(v) VALUES ('x" + std::to_string(i) + "');"
+                         "INSERT INTO r(v) VALUES ('x" + std::to_string(i) + "')"));
+  }
+  const char* shape =
+      "SELECT count(*), count(DISTINCT rowid), sum(rowid BETWEEN 1 AND 4611686018427387904), "
+      "sum(rowid = 9223372036854775807) FROM %s";
+  char r_sql[200], n_sql[200];
+  std::snprintf(r_sql, sizeof r_sql, shape, "r");
+  std::snprintf(n_sql, sizeof n_sql, shape, "n");
+  EXPECT_EQ(db_.rows(r_sql), (Rows{{"21", "21", "20", "1"}}));
+  EXPECT_EQ(db_.rows(r_sql), db_.rows(n_sql));
+  EXPECT_EQ(db_.value("SELECT rowid = last_insert_rowid() FROM r WHERE v = 'x19'"), "1");
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('r')"), "ok");
+}
+
 TEST_P(TableVtabTest, WhatSqliteRefusesVirtualTablesComesThroughAndChangesNothing) {
   const Rows before = db_.rows("SELECT * FROM users ORDER BY user_id");
   EXPECT_EQ(db_.error("UPDATE users SET name = 'x' WHERE user_id = 1 RETURNING name"),
