@@ -188,9 +188,10 @@ Status Writer::random_rowid(int64_t* out) {
     int64_t v = 0;
     sqlite3_randomness(sizeof v, &v);
     v = (v & (INT64_MAX >> 1)) + 1;
-    encode_rowid(v, &w_->key_elements);
+    Bytes elements;
+    encode_rowid(v, &elements);
     w_->probe.assign(t_->layout.row_prefix());
-    w_->probe.append(w_->key_elements);
+    w_->probe.append(elements);
     bool hit = false;
     TUPLEKV_RETURN_IF_ERROR(t_->store->get(w_->probe, &w_->found_value_buf, &hit));
     if (!hit) {

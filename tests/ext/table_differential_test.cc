@@ -210,12 +210,13 @@ class TableDiff {
     return false;
   }
 
-  // SQLite 3.40's own DELETE on a WITHOUT ROWID table can delete fewer
-  // rows than its SELECT with the same WHERE finds when the WHERE ORs a
-  // term with an IN subquery on the same table (the subquery then sees some
-  // deletions); a virtual table is always deleted in two passes and gets
-  // the SELECT's rows. Such WHEREs are drawn again.
-  std::string delete_where() {
+  // SQLite 3.40's own DELETE or UPDATE can change fewer rows than its
+  // SELECT with the same WHERE finds when the WHERE ORs a term with an IN
+  // subquery on the same table: it changes each row as it goes, and the
+  // subquery, run once when first needed, sees the rows changed before. A
+  // virtual table's rows are collected first (two passes) and get the
+  // SELECT's rows. Such WHEREs are drawn again.
+  std::string write_where() {
     for (;;) {
       std::string w = where();
       if (w.find(" OR ") == std::string::npos || w.find("(SELECT") == std::string::npos) return w;
@@ -466,7 +467,7 @@ class TableDiff {
         if (in_unique_index(c.name) && (clause == " OR IGNORE" || clause == " OR REPLACE")) clause = "";
         strict_ = risky_clause(clause) || key_.empty();
         const std::string value = pick(3) == 0 ? c.name : maybe_null(c);
-        return "UPDATE" + clause + " @T SET " + c.name + " = " + value + where();
+        return "UPDATE" + clause + " @T SET " + c.name + " = " + value + write_where();
       }
       case 7: {
         // A key change of one row (several would conflict in visiting order).
@@ -479,10 +480,10 @@ class TableDiff {
           return std::string("UPDATE") + kConflict[pick(5)] + " @T SET rowid = " +
                  std::to_string(1 + pick(15)) + " WHERE " + key_match();
         }
-        return "DELETE FROM @T" + delete_where();
+        return "DELETE FROM @T" + write_where();
       case 9:
       case 10:
-        return "DELETE FROM @T" + delete_where();
+        return "DELETE FROM @T" + write_where();
       case 11:
       case 12: {
         std::string s = "SELECT " + select_list() + " FROM @T" + where() + " ORDER BY ";
@@ -555,6 +556,14 @@ class TableDiff {
     }
     if (xn == yn) return;
     ++mismatches;
+    ADD_FAILURE() << "mismatch on statement " << statements << ": " << tmpl << "\n  schema: " << describe()
+                  << "\n  tuplekv rc=" << x.rc << " " << x.message << " rows=" << x.rows.size()
+                  << "\n  native  rc=" << y.rc << " " << y.message << " rows=" << y.rows.size() << "\n  "
+                  << first_difference(x, y);
+  }
+
+  // The first row that differs, tuplekv's then native's.
+  static std::string first_difference(const Outcome& x, const Outcome& y) {
     std::string detail;
     for (size_t i = 0; i < x.rows.size() || i < y.rows.size(); ++i) {
       const Row none;
@@ -567,10 +576,7 @@ class TableDiff {
       for (const std::string& c : ry) detail += c + " ";
       break;
     }
-    ADD_FAILURE() << "mismatch on statement " << statements << ": " << tmpl << "\n  schema: " << describe()
-                  << "\n  tuplekv rc=" << x.rc << " " << x.message << " rows=" << x.rows.size()
-                  << "\n  native  rc=" << y.rc << " " << y.message << " rows=" << y.rows.size() << "\n  "
-                  << detail;
+    return detail;
   }
 
   void check_content(const std::string& after) {
@@ -581,7 +587,8 @@ class TableDiff {
     if (!(x == y)) {
       ++mismatches;
       ADD_FAILURE() << "content differs after: " << after << "\n  schema: " << describe() << "\n  tuplekv "
-                    << x.rows.size() << " rows (" << x.message << "), native " << y.rows.size() << " rows";
+                    << x.rows.size() << " rows (" << x.message << "), native " << y.rows.size() << " rows\n  "
+                    << first_difference(x, y);
       return;
     }
     const Outcome c = run_sql(kv_->handle(), "SELECT tuplekv_check('t')");
