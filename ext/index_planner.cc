@@ -58,12 +58,7 @@ int best_index(const IndexShape& shape, sqlite3_index_info* info, int idx_num) {
               sqlite3_value_type(rhs) != SQLITE_NULL) {
             break;  // kOther: see IndexShape::blob_only
           }
-          // SQLite hands a row-value comparison over as its first column,
-          // < and > widened to <= and >=, and re-checks the whole of it.
-          // Nothing else tells it from a plain <= or >=, except that its
-          // right-hand side is a vector, which has no value to show here.
-          c.maybe_loosened = !known && (in.op == SQLITE_INDEX_CONSTRAINT_GE ||
-                                        in.op == SQLITE_INDEX_CONSTRAINT_LE);
+          c.maybe_loosened = maybe_row_value(in.op, known);
           c.column = pos;
           c.op = in.op == SQLITE_INDEX_CONSTRAINT_GT   ? PlanOp::kGt
                  : in.op == SQLITE_INDEX_CONSTRAINT_GE ? PlanOp::kGe

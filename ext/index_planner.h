@@ -66,6 +66,15 @@ struct IndexShape {
 // info->idxNum unchanged (module-defined flags).
 int best_index(const IndexShape& shape, sqlite3_index_info* info, int idx_num);
 
+// Whether range constraint `op` may be a row-value comparison SQLite
+// loosened (PlanConstraint::maybe_loosened). SQLite hands `(a, b) > (x, y)`
+// over as its first column, < and > widened to <= and >=, and re-checks the
+// whole of it; nothing else tells it from a plain <= or >=, except that its
+// right-hand side is a vector, which sqlite3_vtab_rhs_value cannot show.
+inline bool maybe_row_value(unsigned char op, bool rhs_known) {
+  return !rhs_known && (op == SQLITE_INDEX_CONSTRAINT_GE || op == SQLITE_INDEX_CONSTRAINT_LE);
+}
+
 // Converts argument values to encoded filter values, per model.
 class FilterValueReader {
  public:

@@ -434,9 +434,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
                     : in.op == SQLITE_INDEX_CONSTRAINT_GE ? PlanOp::kGe
                     : in.op == SQLITE_INDEX_CONSTRAINT_LT ? PlanOp::kLt
                                                           : PlanOp::kLe;
-            // Maybe a row-value comparison (see ext/index_planner.h).
-            pc.maybe_loosened = !known && (in.op == SQLITE_INDEX_CONSTRAINT_GE ||
-                                           in.op == SQLITE_INDEX_CONSTRAINT_LE);
+            pc.maybe_loosened = maybe_row_value(in.op, known);
             unknown = type == model::ColumnType::kText && !known;
             break;
           case SQLITE_INDEX_CONSTRAINT_LIKE:
