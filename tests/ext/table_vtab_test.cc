@@ -40,6 +40,22 @@ class TableVtabTest : public ::testing::TestWithParam<std::string> {
     const std::string s = db_.value("SELECT tuplekv_stats('users')");
     return s.substr(s.find("\"rows\":") + 7, s.find(",\"writes\"") - s.find("\"rows\":") - 7);
   }
+  // ", store=memory" for the memory run, to end a declaration's arguments.
+  std::string store_option() const { return GetParam() == "memory" ? ", store=memory" : ""; }
+  // `tmpl` with each @T replaced by `table`.
+  static std::string on(std::string tmpl, const std::string& table) {
+    for (size_t at = tmpl.find("@T"); at != std::string::npos; at = tmpl.find("@T", at + table.size())) {
+      tmpl.replace(at, 2, table);
+    }
+    return tmpl;
+  }
+  // The query gives the virtual table `vt` the rows it gives the native
+  // table n, and those are not none (so the case shows something).
+  void expect_as_native(const std::string& tmpl, const std::string& vt) {
+    const Rows native = db_.rows(on(tmpl, "n"));
+    EXPECT_EQ(db_.rows(on(tmpl, vt)), native) << tmpl;
+    EXPECT_FALSE(native.empty()) << tmpl;
+  }
   Db db_;
 };
 
@@ -88,7 +104,7 @@ TEST_P(TableVtabTest, StrictValuesAndMessages) {
 // sorted, grouped and made distinct by SQLite itself, as in the native
 // reference with the same declaration.
 TEST_P(TableVtabTest, CollatedValueColumnsBehaveAsNative) {
-  const std::string store = GetParam() == "memory" ? ", store=memory" : "";
+  const std::string store = store_option();
   const std::string cols = "id INTEGER, name TEXT COLLATE NOCASE, tag ANY COLLATE RTRIM, PRIMARY KEY(id)";
   ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE c USING tuplekv_table(" + cols + store + ");"
                        "CREATE TABLE n(" + cols + ") STRICT, WITHOUT ROWID;"));
@@ -96,22 +112,18 @@ TEST_P(TableVtabTest, CollatedValueColumnsBehaveAsNative) {
       " VALUES (1, 'Ann', 'x'), (2, 'ann', 'x  '), (3, 'ANNE', 'y'), (4, 'bob', 7), (5, NULL, 'X'),"
       " (6, 'Bob', ' x')";
   ASSERT_TRUE(db_.exec("INSERT INTO c" + rows + "; INSERT INTO n" + rows));
-  for (const char* q : {"SELECT id FROM %s WHERE name = 'ANN' ORDER BY id",
-                        "SELECT id FROM %s WHERE name > 'annd' ORDER BY id",
-                        "SELECT id FROM %s WHERE name IN ('BOB', 'anne') ORDER BY id",
-                        "SELECT id FROM %s WHERE tag = 'x' ORDER BY id",
-                        "SELECT id FROM %s WHERE tag = 'x ' AND name LIKE 'a%%' ORDER BY id",
-                        "SELECT id FROM %s ORDER BY name, id",
-                        "SELECT id FROM %s ORDER BY name DESC, tag, id",
-                        "SELECT lower(name), count(*), min(id) FROM %s GROUP BY name ORDER BY 1",
-                        "SELECT count(DISTINCT name), count(DISTINCT tag) FROM %s",
-                        "SELECT a.id, b.id FROM %s a JOIN %s b ON a.name = b.name AND a.id < b.id ORDER BY 1, 2",
-                        "SELECT id FROM %s WHERE name = 'ann' COLLATE BINARY"}) {
-    char c_sql[256], n_sql[256];
-    std::snprintf(c_sql, sizeof c_sql, q, "c", "c");
-    std::snprintf(n_sql, sizeof n_sql, q, "n", "n");
-    EXPECT_EQ(db_.rows(c_sql), db_.rows(n_sql)) << q;
-    EXPECT_FALSE(db_.rows(n_sql).empty()) << q;
+  for (const char* q : {"SELECT id FROM @T WHERE name = 'ANN' ORDER BY id",
+                        "SELECT id FROM @T WHERE name > 'annd' ORDER BY id",
+                        "SELECT id FROM @T WHERE name IN ('BOB', 'anne') ORDER BY id",
+                        "SELECT id FROM @T WHERE tag = 'x' ORDER BY id",
+                        "SELECT id FROM @T WHERE tag = 'x ' AND name LIKE 'a%' ORDER BY id",
+                        "SELECT id FROM @T ORDER BY name, id",
+                        "SELECT id FROM @T ORDER BY name DESC, tag, id",
+                        "SELECT lower(name), count(*), min(id) FROM @T GROUP BY name ORDER BY 1",
+                        "SELECT count(DISTINCT name), count(DISTINCT tag) FROM @T",
+                        "SELECT a.id, b.id FROM @T a JOIN @T b ON a.name = b.name AND a.id < b.id ORDER BY 1, 2",
+                        "SELECT id FROM @T WHERE name = 'ann' COLLATE BINARY"}) {
+    expect_as_native(q, "c");
   }
   // A collation that would change key order or equality is refused.
   EXPECT_THAT(db_.error("CREATE VIRTUAL TABLE d USING tuplekv_table(a TEXT COLLATE NOCASE PRIMARY KEY" +
@@ -123,25 +135,20 @@ TEST_P(TableVtabTest, CollatedValueColumnsBehaveAsNative) {
 // re-checks the whole comparison, yet still offers the LIMIT: pushing it
 // would stop the scan before rows the re-check drops are made up for.
 TEST_P(TableVtabTest, RowValueComparisonsUnderLimitAsNative) {
-  const std::string store = GetParam() == "memory" ? ", store=memory" : "";
   const std::string cols = "a INTEGER, b TEXT, c INTEGER, PRIMARY KEY(a, b)";
-  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE r USING tuplekv_table(" + cols + ", INDEX r_c(c)" + store +
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE r USING tuplekv_table(" + cols + ", INDEX r_c(c)" + store_option() +
                        ");CREATE TABLE n(" + cols + ") STRICT, WITHOUT ROWID; CREATE INDEX n_c ON n(c);"));
   const std::string rows =
       " VALUES (1, 'a', 5), (1, 'b', 6), (2, 'a', 5), (2, 'b', 7), (2, 'c', 5), (3, 'a', 8), (3, 'b', 5)";
   ASSERT_TRUE(db_.exec("INSERT INTO r" + rows + "; INSERT INTO n" + rows));
-  for (const char* q : {"SELECT a, b FROM %s WHERE (a, b) > (2, 'b') ORDER BY a, b LIMIT 2",
-                        "SELECT a, b FROM %s WHERE (a, b) >= (2, 'b') ORDER BY a, b LIMIT 2 OFFSET 1",
-                        "SELECT a, b FROM %s WHERE (a, b) < (3, 'a') ORDER BY a DESC, b DESC LIMIT 2",
-                        "SELECT a, b FROM %s WHERE (a, b) <= (2, 'a') ORDER BY a DESC, b DESC LIMIT 1 OFFSET 1",
-                        "SELECT a, b FROM %s WHERE a = 2 AND (b, c) > ('a', 5) ORDER BY b LIMIT 1",
-                        "SELECT a, b FROM %s WHERE (a, b, c) > (1, 'b', 6) ORDER BY a, b LIMIT 1",
-                        "SELECT a, b FROM %s WHERE (c, a) > (5, 2) ORDER BY c, a, b LIMIT 2"}) {
-    char r_sql[256], n_sql[256];
-    std::snprintf(r_sql, sizeof r_sql, q, "r");
-    std::snprintf(n_sql, sizeof n_sql, q, "n");
-    EXPECT_EQ(db_.rows(r_sql), db_.rows(n_sql)) << q;
-    EXPECT_FALSE(db_.rows(n_sql).empty()) << q;
+  for (const char* q : {"SELECT a, b FROM @T WHERE (a, b) > (2, 'b') ORDER BY a, b LIMIT 2",
+                        "SELECT a, b FROM @T WHERE (a, b) >= (2, 'b') ORDER BY a, b LIMIT 2 OFFSET 1",
+                        "SELECT a, b FROM @T WHERE (a, b) < (3, 'a') ORDER BY a DESC, b DESC LIMIT 2",
+                        "SELECT a, b FROM @T WHERE (a, b) <= (2, 'a') ORDER BY a DESC, b DESC LIMIT 1 OFFSET 1",
+                        "SELECT a, b FROM @T WHERE a = 2 AND (b, c) > ('a', 5) ORDER BY b LIMIT 1",
+                        "SELECT a, b FROM @T WHERE (a, b, c) > (1, 'b', 6) ORDER BY a, b LIMIT 1",
+                        "SELECT a, b FROM @T WHERE (c, a) > (5, 2) ORDER BY c, a, b LIMIT 2"}) {
+    expect_as_native(q, "r");
   }
   // A bound parameter looks the same to the planner; the answer is still right.
   sqlite3_stmt* st = nullptr;
@@ -157,8 +164,7 @@ TEST_P(TableVtabTest, RowValueComparisonsUnderLimitAsNative) {
 // Once the largest rowid is taken, SQLite draws random unused positive ones
 // (up to 2^62) rather than failing; so does a table without a PRIMARY KEY.
 TEST_P(TableVtabTest, ImplicitKeysAfterTheLargestRowidAreRandomAsInSqlite) {
-  const std::string store = GetParam() == "memory" ? "store=memory" : "";
-  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE r USING tuplekv_table(v TEXT" + (store.empty() ? "" : ", " + store) +
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE r USING tuplekv_table(v TEXT" + store_option() +
                        "); CREATE TABLE n(v TEXT) STRICT;"
                        "INSERT INTO r(rowid, v) VALUES (9223372036854775807, 'max');"
                        "INSERT INTO n(rowid, v) VALUES (9223372036854775807, 'max')"));
@@ -166,14 +172,11 @@ TEST_P(TableVtabTest, ImplicitKeysAfterTheLargestRowidAreRandomAsInSqlite) {
     ASSERT_TRUE(db_.exec("INSERT INTO n(v) VALUES ('x" + std::to_string(i) + "');"
                          "INSERT INTO r(v) VALUES ('x" + std::to_string(i) + "')"));
   }
-  const char* shape =
+  const std::string shape =
       "SELECT count(*), count(DISTINCT rowid), sum(rowid BETWEEN 1 AND 4611686018427387904), "
-      "sum(rowid = 9223372036854775807) FROM %s";
-  char r_sql[200], n_sql[200];
-  std::snprintf(r_sql, sizeof r_sql, shape, "r");
-  std::snprintf(n_sql, sizeof n_sql, shape, "n");
-  EXPECT_EQ(db_.rows(r_sql), (Rows{{"21", "21", "20", "1"}}));
-  EXPECT_EQ(db_.rows(r_sql), db_.rows(n_sql));
+      "sum(rowid = 9223372036854775807) FROM @T";
+  EXPECT_EQ(db_.rows(on(shape, "r")), (Rows{{"21", "21", "20", "1"}}));
+  expect_as_native(shape, "r");
   EXPECT_EQ(db_.value("SELECT rowid = last_insert_rowid() FROM r WHERE v = 'x19'"), "1");
   EXPECT_EQ(db_.value("SELECT tuplekv_check('r')"), "ok");
 }
@@ -259,7 +262,7 @@ TEST_P(TableVtabTest, PlansUseKeysAndIndexes) {
 // constrained, and few distinct first values. The same statements against
 // a native table give the same rows.
 TEST_P(TableVtabTest, SkipScansOverFewFirstValues) {
-  const std::string store = GetParam() == "memory" ? ", store=memory" : "";
+  const std::string store = store_option();
   const std::string rows =
       "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000) "
       "SELECT 'r' || (i % 6), i, 'n' || (i % 50) FROM n";
@@ -318,7 +321,7 @@ TEST_P(TableVtabTest, SkipScansOverFewFirstValues) {
 // UNIQUE as in a native table: NULLs are distinct, 2 and 2.0 are one ANY
 // value, each conflict clause, and a row's own entries are no conflict.
 TEST_P(TableVtabTest, UniqueConstraints) {
-  const std::string store = GetParam() == "memory" ? ", store=memory" : "";
+  const std::string store = store_option();
   ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE u USING tuplekv_table(id INTEGER PRIMARY KEY, "
                        "email VARCHAR(30) UNIQUE, a ANY, b ANY, UNIQUE(a, b)" + store + ");"
                        "INSERT INTO u VALUES (1, 'x', 1, 1), (2, NULL, 2, NULL), (3, NULL, 2, NULL)"));
