@@ -95,6 +95,10 @@ class SqliteCursor final : public Cursor {
   bool read_row() {
     assert(key_col_ == sqlite3_column_value(stmt_, 0));
     if (!blob_of(key_col_, &key_)) return false;
+    if (past_stop()) {
+      finish();  // the end of the range
+      return true;
+    }
     if (!keys_only_) {
       assert(value_col_ == sqlite3_column_value(stmt_, 1));
       found_ = blob_of(value_col_, &value_);
@@ -119,6 +123,18 @@ class SqliteCursor final : public Cursor {
     if (p == nullptr) return false;
     *out = BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
     return true;
+  }
+  // Whether key_ is beyond the bound the statement does not check.
+  bool past_stop() const {
+    switch (stop_) {
+      case Stop::kNone:
+        return false;
+      case Stop::kAtOrAfter:
+        return compare_bytes(key_, end_) >= 0;
+      case Stop::kBelow:
+        return compare_bytes(key_, begin_) < 0;
+    }
+    return false;
   }
   void step_failed(int rc);  // after a step that gave no readable row
   void next_after_write();
@@ -148,8 +164,12 @@ class SqliteCursor final : public Cursor {
   bool found_ = true;       // mapped_: the current key's row exists
   const uint64_t limit_;    // UINT64_MAX for "no limit"
   uint64_t remaining_ = 0;  // pairs left including the current one
-  Bytes begin_;             // the range, owned: SQLite reads it on every step
+  Bytes begin_;             // the range, owned: SQLite reads its bound on every step
   Bytes end_;
+  // A plain scan's statement checks only the bound it starts from; the
+  // cursor checks the other one (sqlite_store.cc, "Bounds").
+  enum class Stop : uint8_t { kNone, kAtOrAfter /* end_ */, kBelow /* begin_ */ };
+  Stop stop_ = Stop::kNone;
   Bytes last_key_;        // see next_after_write()
   uint64_t read_at_ = 0;  // *changes_ when the current row was read
   BytesView key_{kEmptyBlob, 0};
