@@ -188,10 +188,8 @@ Status Writer::random_rowid(int64_t* out) {
     int64_t v = 0;
     sqlite3_randomness(sizeof v, &v);
     v = (v & (INT64_MAX >> 1)) + 1;
-    Bytes elements;
-    encode_rowid(v, &elements);
     w_->probe.assign(t_->layout.row_prefix());
-    w_->probe.append(elements);
+    append_int64_element(v, &w_->probe);  // the key elements encode_rowid() makes
     bool hit = false;
     TUPLEKV_RETURN_IF_ERROR(t_->store->get(w_->probe, &w_->found_value_buf, &hit));
     if (!hit) {
