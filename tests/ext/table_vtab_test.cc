@@ -49,6 +49,16 @@ class TableVtabTest : public ::testing::TestWithParam<std::string> {
     }
     return tmpl;
   }
+  // The virtual table `vt`, declared with `cols` then `vt_extra`, and its
+  // native reference n with the same `cols` (STRICT, WITHOUT ROWID, then
+  // `native_sql`), both given the same `rows` (" VALUES ...").
+  void create_with_native(const std::string& vt, const std::string& cols, const std::string& vt_extra,
+                          const std::string& native_sql, const std::string& rows) {
+    ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE " + vt + " USING tuplekv_table(" + cols + vt_extra +
+                         store_option() + "); CREATE TABLE n(" + cols + ") STRICT, WITHOUT ROWID;" +
+                         native_sql));
+    ASSERT_TRUE(db_.exec("INSERT INTO " + vt + rows + "; INSERT INTO n" + rows));
+  }
   // The query gives the virtual table `vt` the rows it gives the native
   // table n, and those are not none (so the case shows something).
   void expect_as_native(const std::string& tmpl, const std::string& vt) {
@@ -104,14 +114,10 @@ TEST_P(TableVtabTest, StrictValuesAndMessages) {
 // sorted, grouped and made distinct by SQLite itself, as in the native
 // reference with the same declaration.
 TEST_P(TableVtabTest, CollatedValueColumnsBehaveAsNative) {
-  const std::string store = store_option();
-  const std::string cols = "id INTEGER, name TEXT COLLATE NOCASE, tag ANY COLLATE RTRIM, PRIMARY KEY(id)";
-  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE c USING tuplekv_table(" + cols + store + ");"
-                       "CREATE TABLE n(" + cols + ") STRICT, WITHOUT ROWID;"));
-  const std::string rows =
+  ASSERT_NO_FATAL_FAILURE(create_with_native(
+      "c", "id INTEGER, name TEXT COLLATE NOCASE, tag ANY COLLATE RTRIM, PRIMARY KEY(id)", "", "",
       " VALUES (1, 'Ann', 'x'), (2, 'ann', 'x  '), (3, 'ANNE', 'y'), (4, 'bob', 7), (5, NULL, 'X'),"
-      " (6, 'Bob', ' x')";
-  ASSERT_TRUE(db_.exec("INSERT INTO c" + rows + "; INSERT INTO n" + rows));
+      " (6, 'Bob', ' x')"));
   for (const char* q : {"SELECT id FROM @T WHERE name = 'ANN' ORDER BY id",
                         "SELECT id FROM @T WHERE name > 'annd' ORDER BY id",
                         "SELECT id FROM @T WHERE name IN ('BOB', 'anne') ORDER BY id",
@@ -127,7 +133,7 @@ TEST_P(TableVtabTest, CollatedValueColumnsBehaveAsNative) {
   }
   // A collation that would change key order or equality is refused.
   EXPECT_THAT(db_.error("CREATE VIRTUAL TABLE d USING tuplekv_table(a TEXT COLLATE NOCASE PRIMARY KEY" +
-                        store + ")"),
+                        store_option() + ")"),
               HasSubstr("COLLATE NOCASE is not supported in the primary key"));
 }
 
@@ -135,12 +141,9 @@ TEST_P(TableVtabTest, CollatedValueColumnsBehaveAsNative) {
 // re-checks the whole comparison, yet still offers the LIMIT: pushing it
 // would stop the scan before rows the re-check drops are made up for.
 TEST_P(TableVtabTest, RowValueComparisonsUnderLimitAsNative) {
-  const std::string cols = "a INTEGER, b TEXT, c INTEGER, PRIMARY KEY(a, b)";
-  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE r USING tuplekv_table(" + cols + ", INDEX r_c(c)" + store_option() +
-                       ");CREATE TABLE n(" + cols + ") STRICT, WITHOUT ROWID; CREATE INDEX n_c ON n(c);"));
-  const std::string rows =
-      " VALUES (1, 'a', 5), (1, 'b', 6), (2, 'a', 5), (2, 'b', 7), (2, 'c', 5), (3, 'a', 8), (3, 'b', 5)";
-  ASSERT_TRUE(db_.exec("INSERT INTO r" + rows + "; INSERT INTO n" + rows));
+  ASSERT_NO_FATAL_FAILURE(create_with_native(
+      "r", "a INTEGER, b TEXT, c INTEGER, PRIMARY KEY(a, b)", ", INDEX r_c(c)", "CREATE INDEX n_c ON n(c);",
+      " VALUES (1, 'a', 5), (1, 'b', 6), (2, 'a', 5), (2, 'b', 7), (2, 'c', 5), (3, 'a', 8), (3, 'b', 5)"));
   for (const char* q : {"SELECT a, b FROM @T WHERE (a, b) > (2, 'b') ORDER BY a, b LIMIT 2",
                         "SELECT a, b FROM @T WHERE (a, b) >= (2, 'b') ORDER BY a, b LIMIT 2 OFFSET 1",
                         "SELECT a, b FROM @T WHERE (a, b) < (3, 'a') ORDER BY a DESC, b DESC LIMIT 2",
