@@ -311,6 +311,9 @@ KeyRange range(BytesView packed_prefix);
 // None, True, 1.5, (1, 2)). Used by tuple_repr(); not meant to be parsed.
 std::string repr(const Tuple& t);
 std::string repr(const TupleValue& v);
+// repr() of the tuple `packed` unpacks to, or x'<hex>' when it does not
+// unpack: a stored key in words, for messages about a damaged store.
+std::string repr_packed(BytesView packed);
 
 // True when `s` is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
 bool is_valid_utf8(std::string_view s);

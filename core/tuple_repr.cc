@@ -255,6 +255,12 @@ std::string repr(const TupleValue& v) {
   return out;
 }
 
+std::string repr_packed(BytesView packed) {
+  Tuple t;
+  if (unpack(packed, &t).ok()) return repr(t);
+  return "x'" + to_hex(packed) + "'";
+}
+
 namespace internal {
 
 namespace {

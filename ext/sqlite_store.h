@@ -209,6 +209,18 @@ class SqliteStore final : public OrderedStore {
   // where the default get() then set() takes two: INSERT without OR
   // REPLACE detects a duplicate key at native INSERT speed.
   Status insert(BytesView key, BytesView value, bool* inserted) override;
+  // The most keys insert_batch() takes besides the first.
+  static constexpr size_t kMaxBatchKeys = 8;
+  // Inserts key -> value and each empty_keys[i] -> empty value, every pair
+  // whose key is absent, in one statement (INSERT OR IGNORE ... VALUES
+  // (...),(...)): a table row and its index entries cost one statement
+  // run instead of one each. Pairs whose key is present are left as they
+  // are; *inserted counts the pairs written. Which ones those were the
+  // caller works out from the count and the stored value (see
+  // ext/table_write.cc).
+  // REQUIRES: 1 <= empty_keys.size() <= kMaxBatchKeys.
+  Status insert_batch(BytesView key, BytesView value, const std::vector<Bytes>& empty_keys,
+                      size_t* inserted);
   Status clear(BytesView key) override;
   Status clear_range(BytesView begin, BytesView end) override;
   Result<std::unique_ptr<Cursor>> scan(const KeyRange& range, const ScanOptions& options) override;

@@ -28,6 +28,7 @@ struct TableVtab::WriteScratch {
   model::TableLayout::Elements row, old_row, found_row;
   Bytes key_elements, old_key_elements, found_key_elements;
   Bytes key, value, old_key_buf, old_value_buf, found_key_buf, found_value_buf, probe;
+  std::vector<Bytes> entries;  // a new row's index entries (insert_with_entries)
   std::vector<std::vector<Bytes>> variants;
 
   ~WriteScratch() {
@@ -85,6 +86,10 @@ class Writer {
   int unique_conflict(size_t i, int on_conflict);
   // Deletes the row under found_key_elements (OR REPLACE).
   Status erase_found();
+  // Writes the row in key/value and its index entries in one statement of
+  // the SQLite store if its key is absent; *inserted false (and the store
+  // as it was) if present.
+  Status insert_with_entries(bool* inserted);
   // Each equal-valued encoding of row column c (2 and 2.0 in ANY), into
   // variants[slot].
   Status variants_of(size_t slot, int c);
@@ -291,6 +296,41 @@ int Writer::unique_conflict(size_t i, int on_conflict) {
   return fail(Status::Constraint(ConstraintKind::kUnique, msg));
 }
 
+Status Writer::insert_with_entries(bool* inserted) {
+  const model::TableLayout& l = t_->layout;
+  const size_t n = t_->table.indexes.size();
+  w_->entries.resize(n);
+  for (size_t i = 0; i < n; ++i) l.index_key(i, w_->row, w_->key_elements, &w_->entries[i]);
+  size_t written = 0;
+  TUPLEKV_RETURN_IF_ERROR(t_->sqlite_store->insert_batch(w_->key, w_->value, w_->entries, &written));
+  *inserted = written == n + 1;
+  if (*inserted) return Status::OK();
+  // Something was there already. With rows and entries in agreement, that
+  // is a row under this key, and what the statement wrote are the entries
+  // in which the new row differs from it: remove those.
+  bool found = false;
+  TUPLEKV_RETURN_IF_ERROR(t_->store->get(w_->key, &w_->found_value_buf, &found));
+  if (found && w_->found_value_buf != w_->value) {
+    if (written == 0) return Status::OK();
+    BytesView ke;
+    TUPLEKV_RETURN_IF_ERROR(l.split_row(w_->key, w_->found_value_buf, &w_->found_row, &ke));
+    for (size_t i = 0; i < n; ++i) {
+      l.index_key(i, w_->found_row, ke, &w_->probe);
+      if (w_->probe != w_->entries[i]) TUPLEKV_RETURN_IF_ERROR(t_->store->clear(w_->entries[i]));
+    }
+    return Status::OK();
+  }
+  // The same row with all its entries: a duplicate, and nothing was written.
+  if (found && written == 0) return Status::OK();
+  // Either the row was written and some of its entries were there without
+  // it, or the row was there without some of its entries: the index and
+  // the rows disagreed before this statement, and which one it was cannot
+  // be told apart from here.
+  return Status::Corruption("table: the index entries of row " + repr_packed(w_->key) +
+                            " disagreed with the rows before this insert; tuplekv_check('" +
+                            t_->name + "') names the first problem");
+}
+
 Status Writer::erase_found() {
   bool again = false;
   TUPLEKV_RETURN_IF_ERROR(
@@ -445,10 +485,11 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
     w.key.append(w.key_elements);
     t.layout.row_value(w.row, &w.value);
     bool inserted = false;
-    st = t.sqlite_store->insert(w.key, w.value, &inserted);
+    const bool batch = !s.indexes.empty() && s.indexes.size() <= SqliteStore::kMaxBatchKeys;
+    st = batch ? insert_with_entries(&inserted) : t.sqlite_store->insert(w.key, w.value, &inserted);
     if (!st.ok()) return fail(st);
     if (!inserted) return conflict(on_conflict);
-    for (size_t i = 0; i < s.indexes.size() && st.ok(); ++i) {
+    for (size_t i = 0; !batch && i < s.indexes.size() && st.ok(); ++i) {
       t.layout.index_key(i, w.row, w.key_elements, &w.probe);
       st = t.store->set(w.probe, BytesView());
     }

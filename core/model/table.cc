@@ -540,13 +540,6 @@ void append_escaped(char code, BytesView b, Bytes* out) {
   out->push_back('\0');
 }
 
-// A stored key in words for check() messages: its tuple, or hex.
-std::string repr_key(BytesView key) {
-  Tuple t;
-  if (unpack(key, &t).ok()) return repr(t);
-  return "x'" + to_hex(key) + "'";
-}
-
 }  // namespace
 
 std::string_view column_type_name(ColumnType t) {
@@ -892,7 +885,7 @@ Status TableRows::check(std::string_view table, std::string* problem) {
     for (; c->valid(); c->next()) {
       const Status s = l.split_row(c->key(), c->value(), &row, &key_elements);
       if (!s.ok()) {
-        *problem = std::string(table) + ": row " + repr_key(c->key()) + ": " + s.message();
+        *problem = std::string(table) + ": row " + repr_packed(c->key()) + ": " + s.message();
         return Status::OK();
       }
       for (size_t i = 0; i < nidx; ++i) {
@@ -901,7 +894,7 @@ Status TableRows::check(std::string_view table, std::string* problem) {
         TUPLEKV_RETURN_IF_ERROR(store_->get(new_entry_, &value, &found));
         if (!found) {
           *problem = std::string(table) + ": index " + l.schema().indexes[i].name +
-                     " has no entry for row " + repr_key(c->key());
+                     " has no entry for row " + repr_packed(c->key());
           return Status::OK();
         }
         ++expected[i];
@@ -921,7 +914,7 @@ Status TableRows::check(std::string_view table, std::string* problem) {
       ++seen;
       Status s = l.split_index(i, c->key(), &indexed, &key_elements);
       if (!s.ok()) {
-        *problem = std::string(table) + ": index " + name + " entry " + repr_key(c->key()) +
+        *problem = std::string(table) + ": index " + name + " entry " + repr_packed(c->key()) +
                    ": " + s.message();
         return Status::OK();
       }
@@ -936,7 +929,7 @@ Status TableRows::check(std::string_view table, std::string* problem) {
         }
         if (!has_null && !previous_values.empty() && values == previous_values) {
           *problem = std::string(table) + ": unique index " + name + " holds the same values twice, at " +
-                     repr_key(c->key());
+                     repr_packed(c->key());
           return Status::OK();
         }
         previous_values = has_null ? Bytes() : std::move(values);
@@ -946,7 +939,7 @@ Status TableRows::check(std::string_view table, std::string* problem) {
       bool found = false;
       TUPLEKV_RETURN_IF_ERROR(store_->get(key_, &value, &found));
       if (!found) {
-        *problem = std::string(table) + ": index " + name + " entry " + repr_key(c->key()) +
+        *problem = std::string(table) + ": index " + name + " entry " + repr_packed(c->key()) +
                    " has no row";
         return Status::OK();
       }
@@ -954,8 +947,8 @@ Status TableRows::check(std::string_view table, std::string* problem) {
       if (s.ok()) {
         l.index_key(i, row, key_elements, &new_entry_);
         if (new_entry_ != c->key()) {
-          *problem = std::string(table) + ": index " + name + " entry " + repr_key(c->key()) +
-                     " does not match its row " + repr_key(key_);
+          *problem = std::string(table) + ": index " + name + " entry " + repr_packed(c->key()) +
+                     " does not match its row " + repr_packed(key_);
           return Status::OK();
         }
       }

@@ -1131,6 +1131,12 @@ TEST(TupleRepr, PythonLike) {
   EXPECT_EQ(repr(Big("-18446744073709551616")), "-18446744073709551616");
 }
 
+TEST(TupleRepr, PackedKeysOrHex) {
+  EXPECT_EQ(repr_packed(std::string_view("\x02user\x00\x15\x02", 8)), "('user', 2)");
+  EXPECT_EQ(repr_packed(""), "()");
+  EXPECT_EQ(repr_packed(std::string_view("\x02us\xff", 4)), "x'027573ff'");  // no terminator
+}
+
 TEST(TupleRepr, Numbers) {
   EXPECT_EQ(repr(D(1.5)), "1.5");
   EXPECT_EQ(repr(D(1.0)), "1.0");

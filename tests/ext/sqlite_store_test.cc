@@ -267,6 +267,45 @@ TEST_F(SqliteStoreTest, InsertKeepsAnExistingPair) {
   EXPECT_FALSE(inserted);
 }
 
+TEST_F(SqliteStoreTest, InsertBatchWritesWhatIsAbsent) {
+  size_t inserted = 99;
+  TUPLEKV_ASSERT_OK(store_->insert_batch(b("r1"), b("v1"), {b("i1"), b("i2")}, &inserted));
+  EXPECT_EQ(inserted, 3u);
+  EXPECT_EQ(all(), (Pairs{{"i1", ""}, {"i2", ""}, {"r1", "v1"}}));
+  // Present keys keep their values; only the absent ones count.
+  TUPLEKV_ASSERT_OK(store_->insert_batch(b("r1"), b("other"), {b("i1"), b("i3")}, &inserted));
+  EXPECT_EQ(inserted, 1u);
+  EXPECT_EQ(all(), (Pairs{{"i1", ""}, {"i2", ""}, {"i3", ""}, {"r1", "v1"}}));
+  TUPLEKV_ASSERT_OK(store_->insert_batch(b("r1"), b("v1"), {b("i1")}, &inserted));
+  EXPECT_EQ(inserted, 0u);
+  // Every count up to the most, each with its own statement.
+  for (size_t n = 1; n <= SqliteStore::kMaxBatchKeys; ++n) {
+    std::vector<Bytes> keys;
+    for (size_t i = 0; i < n; ++i) keys.push_back("e" + std::to_string(n) + "." + std::to_string(i));
+    TUPLEKV_ASSERT_OK(store_->insert_batch("row" + std::to_string(n), b("v"), keys, &inserted));
+    EXPECT_EQ(inserted, n + 1);
+  }
+  EXPECT_EQ(all().size(), 4u + 8u + 36u);
+  EXPECT_EQ(busy_statements(db_.handle()), 0);
+  EXPECT_EQ(store_->insert_batch(b("x"), b("v"), {}, &inserted).code(), StatusCode::kInternal);
+  EXPECT_EQ(store_->insert_batch(b("x"), b("v"), std::vector<Bytes>(9, b("k")), &inserted).code(),
+            StatusCode::kInternal);
+  // A key over SQLite's length limit fails before anything is written.
+  sqlite3_limit(db_.handle(), SQLITE_LIMIT_LENGTH, 10);
+  inserted = 99;
+  EXPECT_EQ(store_->insert_batch(b("y"), b("v"), {b("ok"), Bytes(20, 'k')}, &inserted).native_code(),
+            SQLITE_TOOBIG);
+  EXPECT_EQ(inserted, 0u);
+  sqlite3_limit(db_.handle(), SQLITE_LIMIT_LENGTH, 1000000);
+  EXPECT_EQ(all().size(), 48u);
+  // After a rename the statements name the new table.
+  TUPLEKV_ASSERT_OK(SqliteStore::rename_table(db_.handle(), "main", "t", "u"));
+  TUPLEKV_ASSERT_OK(store_->renamed("u"));
+  TUPLEKV_ASSERT_OK(store_->insert_batch(b("r9"), b("v9"), {b("i9")}, &inserted));
+  EXPECT_EQ(inserted, 2u);
+  EXPECT_EQ(db_.value("SELECT count(*) FROM u_kv"), "50");
+}
+
 TEST_F(SqliteStoreTest, ZeroLengthKeysAndValuesAreBlobs) {
   TUPLEKV_ASSERT_OK(store_->set(b(""), b("")));
   TUPLEKV_ASSERT_OK(store_->set(Bytes("\0", 1), b("")));

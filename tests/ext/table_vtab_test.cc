@@ -219,6 +219,20 @@ TEST_P(TableVtabTest, ConflictClauses) {
   EXPECT_EQ(db_.value("SELECT tuplekv_check('users')"), "ok");
 }
 
+TEST_P(TableVtabTest, DuplicateInsertsLeaveNoIndexEntryBehind) {
+  // The SQLite store writes a row and its entries in one statement that
+  // skips what is present, so a duplicate key's entries must be taken back.
+  for (const char* sql : {"INSERT INTO users VALUES (2, 'dup', 'mars')",
+                          "INSERT INTO users VALUES (2, 'bob', 'us')",
+                          "INSERT INTO users VALUES (2, 'bob', 'eu')"}) {
+    EXPECT_EQ(db_.error_code(sql), SQLITE_CONSTRAINT_PRIMARYKEY) << sql;
+  }
+  ASSERT_TRUE(db_.exec("INSERT OR IGNORE INTO users VALUES (3, 'x', 'mars'), (9, 'ida', 'mars')"));
+  EXPECT_EQ(db_.rows("SELECT user_id, name FROM users WHERE region = 'mars'"), (Rows{{"9", "ida"}}));
+  EXPECT_EQ(db_.rows("SELECT user_id FROM users WHERE region = 'eu'"), (Rows{{"1"}, {"3"}}));
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('users')"), "ok");
+}
+
 TEST_P(TableVtabTest, KeyMovesCarryTheirIndexEntries) {
   ASSERT_TRUE(db_.exec("UPDATE users SET user_id = 40, region = 'us' WHERE user_id = 4"));
   EXPECT_EQ(db_.rows("SELECT user_id, name FROM users WHERE region = 'us'"),
@@ -413,6 +427,15 @@ TEST(TableVtabSchemaTest, RenameDropAndCheck) {
                       "INSERT INTO users_kv VALUES (tuple_pack('region_idx', 'zz', 9), x'')"));
   EXPECT_EQ(db.value("SELECT tuplekv_check('users')"),
             "users: index region_idx has no entry for row ('user', 2)");
+  // An insert that meets the damage says so rather than guess: row 2
+  // without its entry, and an entry of row 9 without its row.
+  for (const auto& [row, sql] : {std::pair{2, "INSERT INTO users VALUES (2, 'bob', 'us')"},
+                                 std::pair{9, "INSERT INTO users VALUES (9, 'x', 'zz')"}}) {
+    EXPECT_EQ(db.error(sql), "tuplekv_table: corrupt store of users: table: the index entries of row ('user', " +
+                                 std::to_string(row) +
+                                 ") disagreed with the rows before this insert; tuplekv_check('users') "
+                                 "names the first problem");
+  }
   EXPECT_EQ(db.value("SELECT tuplekv_check('users', 'rebuild')"), "2");
   EXPECT_EQ(db.value("SELECT tuplekv_check('users')"), "ok");
   EXPECT_EQ(db.error("SELECT tuplekv_check('nope')"), "tuplekv_check: no such table: nope");
