@@ -23,6 +23,7 @@ struct TableVtab::WriteScratch {
   std::vector<model::SqlValue> values;
   std::vector<std::string> text_bufs;
   std::vector<Bytes> cells;
+  std::vector<sqlite3_value*> src;       // each column's value: argv's, or its DEFAULT
   std::vector<sqlite3_value*> defaults;  // evaluated DEFAULTs, freed after each call
   std::vector<sqlite3_value*> constant_defaults;  // literal DEFAULTs, evaluated once
   model::TableLayout::Elements row, old_row, found_row;
@@ -412,7 +413,8 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
   //    NULL inserted into a column with a DEFAULT takes the default.
   // 1. NOT NULL, in column order (OR REPLACE uses the column's DEFAULT,
   //    as SQLite does).
-  std::vector<sqlite3_value*> src(cols, cols + n);
+  std::vector<sqlite3_value*>& src = w.src;
+  src.assign(cols, cols + n);
   for (size_t c = 0; c < n; ++c) {
     const model::TableColumn& col = s.columns[c];
     if (!insert && sqlite3_value_nochange(src[c])) continue;
