@@ -10,7 +10,8 @@
 // statement and transaction that caused them.
 //
 // Statements are prepared once per store and reused: get/set/insert/clear/
-// clear_range each have one; scans take a statement from a small pool (one
+// clear_range each have one, insert_batch one per count of keys (on first
+// use); scans take a statement from a small pool (one
 // per cursor open at the same time, so self-joins work) and give it back
 // when the cursor is destroyed. A scan never prepares in the common case.
 //
