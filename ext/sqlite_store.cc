@@ -335,7 +335,7 @@ struct Statements {
     std::swap(clear_range, o.clear_range);
     std::swap(clear_from, o.clear_from);
     for (int i = 0; i < kShapes; ++i) pool[i].swap(o.pool[i]);
-    for (size_t i = 0; i <= SqliteStore::kMaxBatchKeys; ++i) std::swap(insert_batch[i], o.insert_batch[i]);
+    std::swap(insert_batch, o.insert_batch);
   }
 };
 

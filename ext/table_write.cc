@@ -482,7 +482,8 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
   for (int k : s.key) any_key = any_key || s.columns[static_cast<size_t>(k)].type == model::ColumnType::kAny;
   if (insert && on_conflict != SQLITE_REPLACE && !any_key && t.sqlite_store != nullptr &&
       !s.has_unique_index()) {
-    // One seek: the SQLite store inserts only if the key is absent.
+    // One seek: the SQLite store inserts only if the key is absent, with
+    // the row's index entries in the same statement when it can.
     w.key.assign(t.layout.row_prefix());
     w.key.append(w.key_elements);
     t.layout.row_value(w.row, &w.value);
@@ -491,9 +492,11 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
     st = batch ? insert_with_entries(&inserted) : t.sqlite_store->insert(w.key, w.value, &inserted);
     if (!st.ok()) return fail(st);
     if (!inserted) return conflict(on_conflict);
-    for (size_t i = 0; !batch && i < s.indexes.size() && st.ok(); ++i) {
-      t.layout.index_key(i, w.row, w.key_elements, &w.probe);
-      st = t.store->set(w.probe, BytesView());
+    if (!batch) {
+      for (size_t i = 0; i < s.indexes.size() && st.ok(); ++i) {
+        t.layout.index_key(i, w.row, w.key_elements, &w.probe);
+        st = t.store->set(w.probe, BytesView());
+      }
     }
   } else {
     // In SQLite's order (TableSchema::unique_check_order): the key where a
