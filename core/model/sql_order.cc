@@ -1,0 +1,101 @@
+// SQLite's order over packed tuple elements (see sql_order.h).
+#include "core/model/sql_order.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+
+#include "core/tuple.h"
+
+namespace tuplekv::model {
+
+namespace {
+
+// SQLite's storage classes in its order; kOther holds what SQL never writes.
+enum class SqlClass { kNull, kNumber, kText, kBlob, kOther };
+
+SqlClass class_of(ElementType t) {
+  switch (t) {
+    case ElementType::kNull:
+      return SqlClass::kNull;
+    case ElementType::kInt:
+    case ElementType::kDouble:
+      return SqlClass::kNumber;
+    case ElementType::kString:
+      return SqlClass::kText;
+    case ElementType::kBytes:
+      return SqlClass::kBlob;
+    default:
+      return SqlClass::kOther;
+  }
+}
+
+int sign(bool less, bool greater) { return less ? -1 : greater ? 1 : 0; }
+
+double as_double(uint64_t bits) {
+  double d;
+  std::memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+// SQLite stores no NaN (it becomes NULL); one from damaged bytes sorts
+// below every other number so the order stays total.
+int compare_doubles(double a, double b) {
+  const bool na = std::isnan(a), nb = std::isnan(b);
+  if (na || nb) return sign(na && !nb, nb && !na);
+  return sign(a < b, a > b);
+}
+
+// An integer against a real, exactly (no rounding of `i` to a double).
+int compare_int_double(int64_t i, double r) {
+  constexpr double kTwo63 = 9223372036854775808.0;
+  if (std::isnan(r)) return 1;
+  if (r < -kTwo63) return 1;
+  if (r >= kTwo63) return -1;
+  const auto y = static_cast<int64_t>(r);  // truncates toward zero, in range
+  if (i != y) return sign(i < y, i > y);
+  // Same integer part: the fraction of r decides.
+  const auto s = static_cast<double>(i);
+  return sign(s < r, s > r);
+}
+
+// The current elements of two readers; both next() calls returned true.
+int compare_current(const TupleReader& a, const TupleReader& b) {
+  const SqlClass ca = class_of(a.type()), cb = class_of(b.type());
+  if (ca != cb) return sign(ca < cb, ca > cb);
+  if (ca == SqlClass::kNull) return 0;
+  if (ca != SqlClass::kNumber) {
+    // Text and blobs: the escaped encoding keeps memcmp order of the
+    // values (00 becomes 00 FF, and the terminator 00 sorts below it).
+    return compare_bytes(a.raw(), b.raw());
+  }
+  const bool ia = a.type() == ElementType::kInt, ib = b.type() == ElementType::kInt;
+  if (ia && ib) return sign(a.int64_value() < b.int64_value(), a.int64_value() > b.int64_value());
+  if (!ia && !ib) return compare_doubles(as_double(a.double_bits()), as_double(b.double_bits()));
+  if (ia) return compare_int_double(a.int64_value(), as_double(b.double_bits()));
+  return -compare_int_double(b.int64_value(), as_double(a.double_bits()));
+}
+
+}  // namespace
+
+int sql_compare_packed(BytesView a, BytesView b) {
+  TupleReader ra(a), rb(b);
+  for (;;) {
+    const bool more_a = ra.next(), more_b = rb.next();
+    const bool bad_a = !ra.status().ok(), bad_b = !rb.status().ok();
+    if (bad_a || bad_b) {
+      // Bytes that do not decode sort after every element, by their bytes
+      // from there on: a total order still, whatever the input.
+      if (!bad_b) return 1;
+      if (!bad_a) return -1;
+      return compare_bytes(ra.rest(), rb.rest());
+    }
+    if (!more_a || !more_b) return sign(!more_a && more_b, more_a && !more_b);
+    const int c = compare_current(ra, rb);
+    if (c != 0) return c;
+  }
+}
+
+int sql_compare_elements(BytesView a, BytesView b) { return sql_compare_packed(a, b); }
+
+}  // namespace tuplekv::model

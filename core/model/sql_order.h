@@ -1,0 +1,38 @@
+// SQLite's order over packed tuple elements.
+//
+// Tuple order sorts by type class first: byte strings, text, integers,
+// doubles. SQLite sorts NULL, then numbers by value (integers and reals
+// together, compared exactly), then text, then blobs, each of those byte
+// for byte under BINARY collation. The two agree on a typed column (every
+// value of one class) and disagree on an ANY column, where a scan in key
+// order visits 1, 2.5, 2 and 'x' as 'x', 1, 2, 2.5 while SQLite visits
+// 1, 2, 2.5, 'x'. Where the visiting order shows through a query (the
+// first row of a GROUP BY, min() over 0 and 0.0, LIMIT without ORDER BY),
+// tables with ANY keys sort what they read with these comparisons.
+//
+//   sql_compare_elements(pack(2), pack(2.5))   < 0   (tuple order: < 0)
+//   sql_compare_elements(pack("x"), pack(1))   > 0   (tuple order: < 0)
+//   sql_compare_elements(pack(2), pack(2.0))   == 0  (one value to SQLite)
+//
+// Elements of types SQL never writes (booleans, UUIDs, nested tuples, ...)
+// sort after blobs, byte for byte; bytes that do not decode compare byte
+// for byte from where decoding stopped. Every byte sequence gets a total
+// order, so damaged keys cannot break a sort.
+#ifndef TUPLEKV_CORE_MODEL_SQL_ORDER_H_
+#define TUPLEKV_CORE_MODEL_SQL_ORDER_H_
+
+#include "core/bytes.h"
+
+namespace tuplekv::model {
+
+// Negative, zero or positive as SQLite orders the values of two packed
+// elements (each exactly one element).
+int sql_compare_elements(BytesView a, BytesView b);
+
+// The same for two sequences of packed elements, element by element; a
+// proper prefix sorts first.
+int sql_compare_packed(BytesView a, BytesView b);
+
+}  // namespace tuplekv::model
+
+#endif  // TUPLEKV_CORE_MODEL_SQL_ORDER_H_
