@@ -72,7 +72,14 @@
 //   BLOB           exact (every other class sorts before BLOBs)
 //   ANY            superset: = with a literal looks up every encoding
 //                  SQLite calls equal (2, 2.0); ranges narrow only below a
-//                  BLOB; SQLite re-checks; never ORDER BY
+//                  BLOB; SQLite re-checks; never ORDER BY. Tuple order is
+//                  not SQLite's here (2.5 sorts after 3), so a scan of a
+//                  candidate with an ANY position sorts the keys it reads
+//                  that share the positions before it (core/model/
+//                  sql_order.h): rows come in a native table's order, and
+//                  a GROUP BY's first row, min() over 0 and 0.0 or a LIMIT
+//                  without ORDER BY see what they would natively. Such a
+//                  scan holds its group in memory.
 // Index positions of nullable columns: IS NULL / IS are left to SQLite,
 // and `<` terms are re-checked (a range from the start meets the NULLs).
 #include "ext/table_vtab.h"
@@ -87,6 +94,7 @@
 #include <utility>
 
 #include "core/model/sql_any.h"
+#include "core/model/sql_order.h"
 #include "core/move_prefix.h"
 #include "core/spec_scan.h"
 #include "core/subspace.h"
@@ -280,6 +288,16 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
     }
     if (!truncated) add_key(&c);
     c.unique = !truncated;
+    // The elements of an entry: the indexed columns, then the key, whether
+    // or not the planner sees them all.
+    std::vector<int> elements;
+    if (c.is_index) elements = table.indexes[c.index].columns;
+    if (!table.implicit_key()) elements.insert(elements.end(), table.key.begin(), table.key.end());
+    for (size_t e = 0; e < elements.size() && c.sql_order_from < 0; ++e) {
+      if (table.columns[static_cast<size_t>(elements[e])].type == model::ColumnType::kAny) {
+        c.sql_order_from = static_cast<int>(e);
+      }
+    }
     c.covers.assign(ncols() + 1, !c.is_index);
     if (c.is_index) {
       for (int col : table.indexes[c.index].columns) c.covers[static_cast<size_t>(col)] = true;
@@ -818,14 +836,33 @@ struct TableCursor : sqlite3_vtab_cursor {
   void recycle() {
     scan_.reset();
     eof_ = true;
+    // A spare cursor keeps no memory from a large sorted scan.
+    std::vector<ReadPair>().swap(sorted_);
+    Bytes().swap(arena_);
   }
 
  private:
+  // A pair read ahead of SQLite's order: offsets into arena_.
+  struct ReadPair {
+    size_t key_at, key_size, value_size;
+    bool found;  // mapped scans: the row exists
+  };
+
   Status expand_any_args();
   // Steps the scan (or starts it, with `start`) and reads the pair it is on.
   Status advance(bool start = false);
+  // Sorted scans: reads the pairs that share the elements before the
+  // candidate's sql_order_from, sorts them in SQLite's order and moves to
+  // the first.
+  Status read_sorted_group();
+  Status on_sorted_pair() {
+    const ReadPair& p = sorted_[sorted_at_];
+    const BytesView all(arena_);
+    return on_pair(all.substr(p.key_at, p.key_size), all.substr(p.key_at + p.key_size, p.value_size),
+                   p.found);
+  }
   // The store's current pair -> the row's columns.
-  Status on_pair(BytesView key, BytesView value);
+  Status on_pair(BytesView key, BytesView value, bool found);
   BytesView prefix() const {
     const Candidate& c = table()->candidates[cand_];
     return c.is_index ? BytesView(table()->layout.index_prefix(c.index))
@@ -843,6 +880,12 @@ struct TableCursor : sqlite3_vtab_cursor {
   ScanSpec spec_;
   SpecScan scan_;
   bool eof_ = true;
+  // Sorted scans (Candidate::sql_order_from): the current group, in order.
+  bool sorting_ = false;
+  std::vector<ReadPair> sorted_;
+  size_t sorted_at_ = 0;
+  Bytes arena_;
+  Bytes group_;
   bool limited_ = false;
   uint64_t remaining_ = 0;
   Bytes fetch_key_;
@@ -917,6 +960,11 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
     TUPLEKV_RETURN_IF_ERROR(
         builder_.build(*plan_, c.columns, prefix(), args_.data(), plan_->terms.size(), &spec_));
   }
+  // A table with ANY keys is read in SQLite's order, as a native table
+  // would be, wherever the plan lets that order show (a GROUP BY's first
+  // row, min() over 0 and 0.0, LIMIT without ORDER BY). One key needs no
+  // sorting.
+  sorting_ = c.sql_order_from >= 0 && !(spec_.point && !spec_.skip && spec_.size() == 1);
   limited_ = spec_.has_limit;
   remaining_ = spec_.limit;
   if (limited_ && remaining_ == 0) return Status::OK();
@@ -926,7 +974,7 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
   return Status::OK();
 }
 
-Status TableCursor::on_pair(BytesView key, BytesView value) {
+Status TableCursor::on_pair(BytesView key, BytesView value, bool found) {
   TableVtab* t = table();
   ++t->stats->rows;
   const Candidate& c = t->candidates[cand_];
@@ -935,7 +983,7 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
       t->layout.split_index(c.index, key, &indexed_, &key_elements_, covering_ ? &key_parts_ : nullptr));
   if (!covering_) {
     // A mapped scan: `value` is the row the entry points at.
-    if (!scan_.mapped_found()) {
+    if (!found) {
       return Status::Corruption("table: index " + t->table.indexes[c.index].name +
                                 " has an entry without a row (SELECT tuplekv_check('" + t->name +
                                 "') tells more)");
@@ -969,6 +1017,13 @@ Status TableCursor::advance(bool start) {
     const KeyMapping* to_rows =
         c.is_index && !covering_ ? &t->layout.index_to_row(c.index) : nullptr;
     TUPLEKV_RETURN_IF_ERROR(scan_.start(t->store.get(), prefix(), &spec_, c.is_index, to_rows));
+    if (sorting_) {
+      t->stats->ranges += scan_.seeks() - seeks_before;
+      return read_sorted_group();
+    }
+  } else if (sorting_) {
+    if (++sorted_at_ < sorted_.size()) return on_sorted_pair();
+    return read_sorted_group();
   } else {
     TUPLEKV_RETURN_IF_ERROR(scan_.next());
   }
@@ -977,7 +1032,50 @@ Status TableCursor::advance(bool start) {
     eof_ = true;
     return Status::OK();
   }
-  return on_pair(scan_.key(), scan_.value());
+  return on_pair(scan_.key(), scan_.value(), scan_.mapped_found());
+}
+
+Status TableCursor::read_sorted_group() {
+  TableVtab* t = table();
+  const uint64_t seeks_before = scan_.seeks();
+  sorted_.clear();
+  sorted_at_ = 0;
+  arena_.clear();
+  if (!scan_.valid()) {
+    eof_ = true;
+    return Status::OK();
+  }
+  const size_t skip = prefix().size();
+  // The group: the keys that share the current key's elements before the
+  // first ANY one (their order is tuple order, which is SQLite's there).
+  BytesView first = scan_.key();
+  size_t group_end = skip;
+  for (int e = 0; e < t->candidates[cand_].sql_order_from; ++e) {
+    size_t n = 0;
+    TUPLEKV_RETURN_IF_ERROR(element_size(first.substr(group_end), &n)
+                                .with_context(std::string(kModule) + ": corrupt store of " + t->name));
+    group_end += n;
+  }
+  group_.assign(first.substr(0, group_end));
+  do {
+    const BytesView key = scan_.key();
+    if (key.substr(0, group_.size()) != BytesView(group_)) break;
+    const BytesView value = scan_.value();
+    sorted_.push_back(ReadPair{arena_.size(), key.size(), value.size(), scan_.mapped_found()});
+    arena_.append(key);
+    arena_.append(value);
+    TUPLEKV_RETURN_IF_ERROR(scan_.next());
+  } while (scan_.valid());
+  t->stats->ranges += scan_.seeks() - seeks_before;
+  const BytesView all(arena_);
+  const bool reverse = spec_.reverse;
+  // Stable, so keys SQLite calls equal (only damaged ones) keep their order.
+  std::stable_sort(sorted_.begin(), sorted_.end(), [&](const ReadPair& a, const ReadPair& b) {
+    const int c = model::sql_compare_packed(all.substr(a.key_at + skip, a.key_size - skip),
+                                            all.substr(b.key_at + skip, b.key_size - skip));
+    return reverse ? c > 0 : c < 0;
+  });
+  return on_sorted_pair();
 }
 
 Status TableCursor::next() {

@@ -37,6 +37,10 @@ struct Candidate {
   std::vector<int> position_of;           // per table column (and raw_key): position or -1
   int rowid_position = -1;                // position of the implicit key, or -1
   bool unique = true;                     // = on every position finds one entry at most
+  // The first element of the candidate's keys (after its prefix) that holds
+  // an ANY column, or -1. From there on tuple order is not SQLite's, so
+  // scans sort what they read (core/model/sql_order.h).
+  int sql_order_from = -1;
   std::vector<bool> covers;               // per table column: readable without the row
   std::unique_ptr<PlanCache> plans;
   // Distinct first elements for skip-scan planning (0: more than

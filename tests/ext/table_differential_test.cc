@@ -22,11 +22,13 @@
 //
 // Not drawn, because the outcome depends on the order rows are visited in
 // rather than on the rows: FAIL, IGNORE or REPLACE over several rows that
-// can conflict. Left in, and known to differ now and then over long runs
-// (README, "Known difference"): min/max/GROUP BY over ANY columns holding
-// values SQLite calls equal (1 and 1.0), or NOCASE/RTRIM columns holding
-// 'a' and 'A' or 'a ', whose representative follows the visiting order.
-// (They are drawn only when a schema has no column without that property.)
+// can conflict; and min/max/GROUP BY over ANY columns holding values SQLite
+// calls equal (1 and 1.0), or NOCASE/RTRIM columns holding 'a' and 'A' or
+// 'a ', whose representative follows the visiting order: tuplekv visits
+// rows in the order of the native table's key or index (README, "Visiting
+// order"), but SQLite may read its own table through another index (README,
+// "Known difference"). Those are drawn only when a schema has no column
+// without that property.
 //
 // Defaults: 25 rounds of 850 statements from seed 1 (21,250 statements).
 // Longer runs:
