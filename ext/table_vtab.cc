@@ -839,13 +839,15 @@ struct TableCursor : sqlite3_vtab_cursor {
     // A spare cursor keeps no memory from a large sorted scan.
     std::vector<ReadPair>().swap(sorted_);
     Bytes().swap(arena_);
+    Bytes().swap(sort_keys_);
   }
 
  private:
   // A pair read ahead of SQLite's order: offsets into arena_.
   struct ReadPair {
     size_t key_at, key_size, value_size;
-    bool found;  // mapped scans: the row exists
+    size_t order_at, order_size;  // its SQL sort key, in sort_keys_
+    bool found;                   // mapped scans: the row exists
   };
 
   Status expand_any_args();
@@ -885,6 +887,7 @@ struct TableCursor : sqlite3_vtab_cursor {
   std::vector<ReadPair> sorted_;
   size_t sorted_at_ = 0;
   Bytes arena_;
+  Bytes sort_keys_;
   Bytes group_;
   bool limited_ = false;
   uint64_t remaining_ = 0;
@@ -1041,6 +1044,7 @@ Status TableCursor::read_sorted_group() {
   sorted_.clear();
   sorted_at_ = 0;
   arena_.clear();
+  sort_keys_.clear();
   if (!scan_.valid()) {
     eof_ = true;
     return Status::OK();
@@ -1057,24 +1061,36 @@ Status TableCursor::read_sorted_group() {
     group_end += n;
   }
   group_.assign(first.substr(0, group_end));
+  const bool reverse = spec_.reverse;
+  bool in_order = true;  // often so: an ANY column holding one type
   do {
     const BytesView key = scan_.key();
     if (key.substr(0, group_.size()) != BytesView(group_)) break;
     const BytesView value = scan_.value();
-    sorted_.push_back(ReadPair{arena_.size(), key.size(), value.size(), scan_.mapped_found()});
+    const size_t order_at = sort_keys_.size();
+    model::append_sql_sort_key(key.substr(skip), &sort_keys_);
+    const ReadPair pair{arena_.size(), key.size(), value.size(),
+                        order_at,      sort_keys_.size() - order_at, scan_.mapped_found()};
+    if (in_order && !sorted_.empty()) {
+      const ReadPair& last = sorted_.back();
+      const int c = compare_bytes(BytesView(sort_keys_).substr(last.order_at, last.order_size),
+                                  BytesView(sort_keys_).substr(order_at, pair.order_size));
+      in_order = reverse ? c >= 0 : c <= 0;
+    }
+    sorted_.push_back(pair);
     arena_.append(key);
     arena_.append(value);
     TUPLEKV_RETURN_IF_ERROR(scan_.next());
   } while (scan_.valid());
   t->stats->ranges += scan_.seeks() - seeks_before;
-  const BytesView all(arena_);
-  const bool reverse = spec_.reverse;
-  // Stable, so keys SQLite calls equal (only damaged ones) keep their order.
-  std::stable_sort(sorted_.begin(), sorted_.end(), [&](const ReadPair& a, const ReadPair& b) {
-    const int c = model::sql_compare_packed(all.substr(a.key_at + skip, a.key_size - skip),
-                                            all.substr(b.key_at + skip, b.key_size - skip));
-    return reverse ? c > 0 : c < 0;
-  });
+  if (!in_order) {
+    const BytesView keys(sort_keys_);
+    // Stable, so keys SQLite calls equal (only damaged ones) keep their order.
+    std::stable_sort(sorted_.begin(), sorted_.end(), [&](const ReadPair& a, const ReadPair& b) {
+      const int c = compare_bytes(keys.substr(a.order_at, a.order_size), keys.substr(b.order_at, b.order_size));
+      return reverse ? c > 0 : c < 0;
+    });
+  }
   return on_sorted_pair();
 }
 

@@ -98,4 +98,74 @@ int sql_compare_packed(BytesView a, BytesView b) {
 
 int sql_compare_elements(BytesView a, BytesView b) { return sql_compare_packed(a, b); }
 
+namespace {
+
+void append_u64_be(uint64_t v, Bytes* out) {
+  char b[8];
+  for (int i = 7; i >= 0; --i) {
+    b[i] = static_cast<char>(v & 0xff);
+    v >>= 8;
+  }
+  out->append(b, sizeof b);
+}
+
+// A number as (largest double d <= it, it - d): d in key bits, then the
+// excess, which only an integer has (below 2^11: doubles near 2^63 are
+// 1024 apart). NaN sorts below every number, as compare_doubles() says.
+void append_number(bool is_int, int64_t i, double r, Bytes* out) {
+  out->push_back('\x01');
+  uint64_t excess = 0;
+  if (is_int) {
+    r = static_cast<double>(i);  // nearest; step down if above i
+    if (compare_int_double(i, r) < 0) r = std::nextafter(r, -HUGE_VAL);
+    excess = static_cast<uint64_t>(i) - static_cast<uint64_t>(static_cast<int64_t>(r));
+  }
+  if (std::isnan(r)) {
+    append_u64_be(0, out);
+  } else {
+    if (r == 0) r = 0.0;  // -0.0 is 0
+    uint64_t bits;
+    std::memcpy(&bits, &r, sizeof bits);
+    append_u64_be((bits >> 63) ? ~bits : bits ^ (uint64_t{1} << 63), out);
+  }
+  append_u64_be(excess, out);
+}
+
+}  // namespace
+
+void append_sql_sort_key(BytesView packed, Bytes* out) {
+  TupleReader r(packed);
+  while (r.next()) {
+    switch (class_of(r.type())) {
+      case SqlClass::kNull:
+        out->push_back('\x00');
+        break;
+      case SqlClass::kNumber:
+        if (r.type() == ElementType::kInt) {
+          append_number(true, r.int64_value(), 0, out);
+        } else {
+          append_number(false, 0, as_double(r.double_bits()), out);
+        }
+        break;
+      case SqlClass::kText:
+        out->push_back('\x02');
+        out->append(r.raw());
+        break;
+      case SqlClass::kBlob:
+        out->push_back('\x03');
+        out->append(r.raw());
+        break;
+      case SqlClass::kOther:
+        out->push_back('\x04');
+        out->append(r.raw());
+        break;
+    }
+  }
+  if (!r.status().ok()) {
+    // Damaged bytes after every element, by their bytes.
+    out->push_back('\x05');
+    out->append(r.rest());
+  }
+}
+
 }  // namespace tuplekv::model

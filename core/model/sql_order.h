@@ -33,6 +33,14 @@ int sql_compare_elements(BytesView a, BytesView b);
 // proper prefix sorts first.
 int sql_compare_packed(BytesView a, BytesView b);
 
+// Appends to *out a sort key for a sequence of packed elements: bytes whose
+// order under compare_bytes() is sql_compare_packed()'s order, so that a
+// sort decodes each key once rather than at every comparison. Per element,
+// a class byte, then for a number the largest double not above it (in the
+// order-preserving bits of tuple-spec §7) and what an integer exceeds it
+// by, for text and blobs their escaped encoding (already in byte order).
+void append_sql_sort_key(BytesView packed, Bytes* out);
+
 }  // namespace tuplekv::model
 
 #endif  // TUPLEKV_CORE_MODEL_SQL_ORDER_H_
