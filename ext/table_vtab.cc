@@ -851,8 +851,16 @@ struct TableCursor : sqlite3_vtab_cursor {
   };
 
   Status expand_any_args();
-  // Steps the scan (or starts it, with `start`) and reads the pair it is on.
-  Status advance(bool start = false);
+  // Starts the scan, or steps it, and reads the row it is on.
+  Status start();
+  Status advance();
+  Status on_scan_pair() {
+    if (!scan_.valid()) {
+      eof_ = true;
+      return Status::OK();
+    }
+    return on_pair(scan_.key(), scan_.value());
+  }
   // Sorted scans: reads the pairs that share the elements before the
   // candidate's sql_order_from, sorts them in SQLite's order and moves to
   // the first.
@@ -860,11 +868,12 @@ struct TableCursor : sqlite3_vtab_cursor {
   Status on_sorted_pair() {
     const ReadPair& p = sorted_[sorted_at_];
     const BytesView all(arena_);
-    return on_pair(all.substr(p.key_at, p.key_size), all.substr(p.key_at + p.key_size, p.value_size),
-                   p.found);
+    return on_pair(all.substr(p.key_at, p.key_size), all.substr(p.key_at + p.key_size, p.value_size));
   }
   // The store's current pair -> the row's columns.
-  Status on_pair(BytesView key, BytesView value, bool found);
+  Status on_pair(BytesView key, BytesView value);
+  // Mapped scans: whether the current entry's row exists.
+  bool row_found() const { return sorting_ ? sorted_[sorted_at_].found : scan_.mapped_found(); }
   BytesView prefix() const {
     const Candidate& c = table()->candidates[cand_];
     return c.is_index ? BytesView(table()->layout.index_prefix(c.index))
@@ -972,12 +981,12 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
   remaining_ = spec_.limit;
   if (limited_ && remaining_ == 0) return Status::OK();
   eof_ = false;
-  TUPLEKV_RETURN_IF_ERROR(advance(/*start=*/true));
+  TUPLEKV_RETURN_IF_ERROR(start());
   for (uint64_t skip = spec_.offset; skip > 0 && !eof_; --skip) TUPLEKV_RETURN_IF_ERROR(advance());
   return Status::OK();
 }
 
-Status TableCursor::on_pair(BytesView key, BytesView value, bool found) {
+Status TableCursor::on_pair(BytesView key, BytesView value) {
   TableVtab* t = table();
   ++t->stats->rows;
   const Candidate& c = t->candidates[cand_];
@@ -986,7 +995,7 @@ Status TableCursor::on_pair(BytesView key, BytesView value, bool found) {
       t->layout.split_index(c.index, key, &indexed_, &key_elements_, covering_ ? &key_parts_ : nullptr));
   if (!covering_) {
     // A mapped scan: `value` is the row the entry points at.
-    if (!found) {
+    if (!row_found()) {
       return Status::Corruption("table: index " + t->table.indexes[c.index].name +
                                 " has an entry without a row (SELECT tuplekv_check('" + t->name +
                                 "') tells more)");
@@ -1010,32 +1019,27 @@ Status TableCursor::on_pair(BytesView key, BytesView value, bool found) {
   return Status::OK();
 }
 
-Status TableCursor::advance(bool start) {
+Status TableCursor::start() {
   TableVtab* t = table();
+  const Candidate& c = t->candidates[cand_];
   const uint64_t seeks_before = scan_.seeks();
-  if (start) {
-    const Candidate& c = t->candidates[cand_];
-    // An index scan that needs more than the index reads each entry's row
-    // in the same step.
-    const KeyMapping* to_rows =
-        c.is_index && !covering_ ? &t->layout.index_to_row(c.index) : nullptr;
-    TUPLEKV_RETURN_IF_ERROR(scan_.start(t->store.get(), prefix(), &spec_, c.is_index, to_rows));
-    if (sorting_) {
-      t->stats->ranges += scan_.seeks() - seeks_before;
-      return read_sorted_group();
-    }
-  } else if (sorting_) {
+  // An index scan that needs more than the index reads each entry's row
+  // in the same step.
+  const KeyMapping* to_rows = c.is_index && !covering_ ? &t->layout.index_to_row(c.index) : nullptr;
+  TUPLEKV_RETURN_IF_ERROR(scan_.start(t->store.get(), prefix(), &spec_, c.is_index, to_rows));
+  t->stats->ranges += scan_.seeks() - seeks_before;
+  return sorting_ ? read_sorted_group() : on_scan_pair();
+}
+
+Status TableCursor::advance() {
+  if (sorting_) {
     if (++sorted_at_ < sorted_.size()) return on_sorted_pair();
     return read_sorted_group();
-  } else {
-    TUPLEKV_RETURN_IF_ERROR(scan_.next());
   }
-  t->stats->ranges += scan_.seeks() - seeks_before;
-  if (!scan_.valid()) {
-    eof_ = true;
-    return Status::OK();
-  }
-  return on_pair(scan_.key(), scan_.value(), scan_.mapped_found());
+  const uint64_t seeks_before = scan_.seeks();
+  TUPLEKV_RETURN_IF_ERROR(scan_.next());
+  table()->stats->ranges += scan_.seeks() - seeks_before;
+  return on_scan_pair();
 }
 
 Status TableCursor::read_sorted_group() {
