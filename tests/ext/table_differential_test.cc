@@ -20,15 +20,14 @@
 // SQLITE_CONSTRAINT_DATATYPE; the message is the same (ext/table_write.cc
 // says why).
 //
-// Not drawn, because the outcome depends on the order rows are visited in
-// rather than on the rows: FAIL, IGNORE or REPLACE over several rows that
-// can conflict; and min/max/GROUP BY over ANY columns holding values SQLite
-// calls equal (1 and 1.0), or NOCASE/RTRIM columns holding 'a' and 'A' or
-// 'a ', whose representative follows the visiting order: tuplekv visits
-// rows in the order of the native table's key or index (README, "Visiting
-// order"), but SQLite may read its own table through another index (README,
-// "Known difference"). Those are drawn only when a schema has no column
-// without that property.
+// Some outcomes depend on the order rows are visited in rather than on the
+// rows. tuplekv visits them in the order of the native table's key or
+// index (README, "Visiting order"), but SQLite may read its own table
+// through another index than tuplekv chooses (README, "Known difference").
+// So FAIL, IGNORE or REPLACE over several rows that can conflict are not
+// drawn, and min/max/GROUP BY over columns where distinct values compare
+// equal (1 and 1.0 in ANY, 'a' and 'A' under NOCASE, 'a ' under RTRIM) only
+// when a schema has no other column.
 //
 // Defaults: 25 rounds of 850 statements from seed 1 (21,250 statements).
 // Longer runs:
