@@ -56,7 +56,9 @@
 //           bits 16-30 length of the label before the plan text
 //   idxStr  label + the plan text of core/plan.h over the candidate's
 //           positions, e.g. `index region_idx: range region=?1` or
-//           `primary key: point user_id=?1`; argv in its term order.
+//           `primary key: point user_id=?1`; argv in its term order. The
+//           label says `covering`, `recheck` (bit 9) and `sorted` (a scan
+//           over ANY positions, see below).
 // Candidates are costed with plan_scan(); an index that does not cover the
 // statement pays a row fetch per row, so a key prefix beats an index range
 // beats a full scan. A candidate whose first position is unconstrained
@@ -578,6 +580,8 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   std::string label = c.is_index ? "index " + t->table.indexes[c.index].name : "primary key";
   if (c.is_index && chosen.covering) label += " covering";
   if (chosen.ambiguous) label += " recheck";
+  // The scan holds what it reads to return it in SQLite's order.
+  if (c.sql_order_from >= 0 && !chosen.plan.unique) label += " sorted";
   label += ": ";
   const std::string text = label + describe(chosen.plan, c.columns);
   info->idxNum = static_cast<int>(best) | (chosen.covering && c.is_index ? kIdxCovering : 0) |

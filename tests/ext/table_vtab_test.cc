@@ -186,6 +186,9 @@ TEST_P(TableVtabTest, AnyKeysAreVisitedInSqlitesOrder) {
                         "SELECT quote(a), b FROM @T WHERE b = 0"}) {
     expect_as_native(q, "s");
   }
+  // EXPLAIN QUERY PLAN says which scans sort; typed keys never do.
+  EXPECT_THAT(plan("SELECT * FROM s"), HasSubstr("primary key sorted: full"));
+  EXPECT_THAT(plan("SELECT * FROM users"), HasSubstr("primary key: full"));
   ASSERT_TRUE(db_.exec("DROP TABLE n"));
   ASSERT_NO_FATAL_FAILURE(create_with_native(
       "s2", "b INTEGER, a ANY, v ANY, PRIMARY KEY(b, a)", ", INDEX s2_v(v)", "CREATE INDEX n_v ON n(v);",
