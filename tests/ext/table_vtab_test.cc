@@ -191,19 +191,23 @@ TEST_P(TableVtabTest, AnyKeysAreVisitedInSqlitesOrder) {
   EXPECT_THAT(plan("SELECT * FROM users"), HasSubstr("primary key: full"));
   ASSERT_TRUE(db_.exec("DROP TABLE n"));
   ASSERT_NO_FATAL_FAILURE(create_with_native(
-      "s2", "b INTEGER, a ANY, v ANY, PRIMARY KEY(b, a)", ", INDEX s2_v(v)", "CREATE INDEX n_v ON n(v);",
-      " VALUES (1, 2, 'a'), (1, 1.5, 'b'), (1, 'x', 'c'), (1, 1, 'd'), (0, x'', 'e'), (0, 0.5, 'f'),"
-      " (0, -3, 'g'), (2, 5, 0), (2, 6, 0.0), (3, 'z', 1), (3, 1, 0), (2, 0, 1.0)"));
+      "s2", "b INTEGER, a ANY, v ANY, w INTEGER, PRIMARY KEY(b, a)", ", INDEX s2_v(v)", "CREATE INDEX n_v ON n(v);",
+      " VALUES (1, 2, 'a', 1), (1, 1.5, 'b', 2), (1, 'x', 'c', 3), (1, 1, 'd', 4), (0, x'', 'e', 5),"
+      " (0, 0.5, 'f', 6), (0, -3, 'g', 7), (2, 5, 0, 8), (2, 6, 0.0, 9), (3, 'z', 1, 10), (3, 1, 0, 11),"
+      " (2, 0, 1.0, 12)"));
   for (const char* q : {"SELECT b, quote(a) FROM @T ORDER BY b DESC",
                         "SELECT b, quote(a) FROM @T ORDER BY b DESC LIMIT 3",
                         "SELECT b, quote(a) FROM @T WHERE b = 1",
                         "SELECT b, quote(a), v FROM @T WHERE b IN (0, 1) AND a > 0",
                         "SELECT b, quote(a), quote(v) FROM @T WHERE v = 0",
-                        "SELECT quote(v), count(*) FROM @T WHERE v = 1 GROUP BY v"}) {
+                        "SELECT quote(v), count(*) FROM @T WHERE v = 1 GROUP BY v",
+                        "SELECT w, quote(v) FROM @T WHERE v = 0"}) {
     expect_as_native(q, "s2");
   }
-  // Those last two read the index, whose entries (v, b, a) are sorted too.
-  EXPECT_THAT(plan("SELECT b FROM s2 WHERE v = 0"), HasSubstr("index s2_v covering"));
+  // The last three read the index, whose entries (v, b, a) are sorted too,
+  // alone or with each entry's row.
+  EXPECT_THAT(plan("SELECT b FROM s2 WHERE v = 0"), HasSubstr("index s2_v covering sorted"));
+  EXPECT_THAT(plan("SELECT w FROM s2 WHERE v = 0"), HasSubstr("index s2_v sorted"));
   if (GetParam() != "sqlite") return;
   // Keys that do not decode, where a sorted scan splits off its group and
   // where it compares: an error naming the table, not a crash.
