@@ -61,7 +61,9 @@
 //           over ANY positions, see below).
 // Candidates are costed with plan_scan(); an index that does not cover the
 // statement pays a row fetch per row, so a key prefix beats an index range
-// beats a full scan. A candidate whose first position is unconstrained
+// beats a full scan; among them the choice also charges SQLite's sort to
+// a candidate whose rows would not come in ORDER BY order (SQLite is told
+// the scan's cost alone). A candidate whose first position is unconstrained
 // while its second is gets a skip-scan (`... skip region`, core/spec_scan.h)
 // when its first position holds at most kSkipScanDistinct values; the
 // count is taken at planning with one seek per value and kept until the
@@ -117,6 +119,8 @@ constexpr int kIdxLabelShift = 16;
 constexpr size_t kMaxSpareCursors = 4;
 // A row fetched through an index costs about this many rows of scanning.
 constexpr double kFetchCost = 3;
+// Sorting n rows costs about this times n log2 n rows of scanning.
+constexpr double kSortCost = 1;
 
 bool iequal(const char* a, const char* b) { return sqlite3_stricmp(a, b) == 0; }
 
@@ -367,7 +371,8 @@ struct Evaluated {
   std::vector<int> source;  // request constraint -> aConstraint index
   bool ambiguous = false;
   bool covering = false;
-  double cost = 0;
+  double cost = 0;         // of the scan, as SQLite is told
+  double choice_cost = 0;  // plus SQLite's sort when the rows come unsorted
 };
 
 bool rhs_known(sqlite3_index_info* info, int i) {
@@ -546,6 +551,20 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     // Tie-break toward the primary key; pay for fetching rows.
     e.cost += 1 + (e.covering ? 0 : e.plan.rows * kFetchCost);
   }
+  // A candidate whose rows come in ORDER BY order spares SQLite a sort, as
+  // a native table's index would; SQLite reads that index then, even with
+  // a row lookup per entry. Choosing it too gives the rows SQLite's order
+  // where the ORDER BY leaves ties (ORDER BY c3 over an index (c3, region)
+  // visits ties by region). Over ANY positions the order is there (sorted
+  // scans) though never claimed, so it counts as well.
+  bool in_order = e.plan.order_consumed || req.order_by.empty();
+  if (!in_order && !all_inexact && c.sql_order_from >= 0) {
+    PlanRequest as_sorted = req;
+    for (PlanColumn& pc : as_sorted.columns) pc.exact = true;
+    in_order = plan_scan(as_sorted).order_consumed;
+  }
+  const double rows = std::max(e.plan.rows, 2.0);
+  e.choice_cost = e.cost + (in_order ? 0 : rows * std::log2(rows) * kSortCost);
   return e;
 }
 
@@ -561,7 +580,7 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
       e = evaluate(*t, t->candidates[k], info, true);
       e.ambiguous = ambiguous;
     }
-    if (k == 0 || e.cost < chosen.cost) {
+    if (k == 0 || e.choice_cost < chosen.choice_cost) {
       chosen = std::move(e);
       best = k;
     }

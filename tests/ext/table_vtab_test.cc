@@ -218,6 +218,30 @@ TEST_P(TableVtabTest, AnyKeysAreVisitedInSqlitesOrder) {
   EXPECT_THAT(db_.error("SELECT * FROM s"), HasSubstr("corrupt store of s"));
 }
 
+// With an index that delivers the ORDER BY, a native table reads it (even
+// fetching each row) rather than sort; tuplekv chooses it too, so rows the
+// ORDER BY leaves tied come in the same order, and so does the row a GROUP
+// BY over an ANY column keeps of 0 and 0.0.
+TEST_P(TableVtabTest, OrderByReadsTheIndexThatDeliversIt) {
+  ASSERT_NO_FATAL_FAILURE(create_with_native(
+      "o", "id INTEGER, c3 REAL, region TEXT, v ANY, w INTEGER, PRIMARY KEY(id)",
+      ", INDEX o_c3(c3, region), INDEX o_v(v, w)",
+      "CREATE INDEX n_c3 ON n(c3, region); CREATE INDEX n_v ON n(v, w);",
+      " VALUES (1, 2.5, 'z', 0, 9), (2, 2.5, 'a', 0.0, 1), (3, 1.0, 'm', 1, 5), (4, 2.5, 'k', 1.0, 2),"
+      " (5, 1.0, 'b', 'x', 0)"));
+  for (const char* q : {"SELECT id FROM @T ORDER BY c3",
+                        "SELECT id, region FROM @T ORDER BY c3 DESC",
+                        "SELECT id FROM @T WHERE region > 'a' ORDER BY c3",
+                        "SELECT quote(v), count(*) FROM @T GROUP BY v",
+                        "SELECT quote(v), w FROM @T ORDER BY v"}) {
+    expect_as_native(q, "o");
+  }
+  EXPECT_THAT(plan("SELECT id FROM o ORDER BY c3"), HasSubstr("index o_c3"));
+  EXPECT_THAT(plan("SELECT quote(v) FROM o GROUP BY v"), HasSubstr("index o_v covering sorted"));
+  // A key lookup still beats reading the index in order.
+  EXPECT_THAT(plan("SELECT * FROM o WHERE id = 3 ORDER BY c3"), HasSubstr("primary key: point"));
+}
+
 // Once the largest rowid is taken, SQLite draws random unused positive ones
 // (up to 2^62) rather than failing; so does a table without a PRIMARY KEY.
 TEST_P(TableVtabTest, ImplicitKeysAfterTheLargestRowidAreRandomAsInSqlite) {
