@@ -96,8 +96,6 @@ int sql_compare_packed(BytesView a, BytesView b) {
   }
 }
 
-int sql_compare_elements(BytesView a, BytesView b) { return sql_compare_packed(a, b); }
-
 namespace {
 
 void append_u64_be(uint64_t v, Bytes* out) {

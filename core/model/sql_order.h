@@ -8,16 +8,18 @@
 // order visits 1, 2.5, 2 and 'x' as 'x', 1, 2, 2.5 while SQLite visits
 // 1, 2, 2.5, 'x'. Where the visiting order shows through a query (the
 // first row of a GROUP BY, min() over 0 and 0.0, LIMIT without ORDER BY),
-// tables with ANY keys sort what they read with these comparisons.
+// tables with ANY keys sort what they read by append_sql_sort_key();
+// sql_compare_packed() states the same order directly.
 //
-//   sql_compare_elements(pack(2), pack(2.5))   < 0   (tuple order: < 0)
-//   sql_compare_elements(pack("x"), pack(1))   > 0   (tuple order: < 0)
-//   sql_compare_elements(pack(2), pack(2.0))   == 0  (one value to SQLite)
+//   sql_compare_packed(pack(2), pack(2.5))     < 0   (tuple order: < 0)
+//   sql_compare_packed(pack("x"), pack(1))     > 0   (tuple order: < 0)
+//   sql_compare_packed(pack(2), pack(2.0))     == 0  (one value to SQLite)
+//   sql_compare_packed(pack(1, "b"), pack(1.0, "c")) < 0  (element by element)
 //
 // Elements of types SQL never writes (booleans, UUIDs, nested tuples, ...)
-// sort after blobs, byte for byte; bytes that do not decode compare byte
-// for byte from where decoding stopped. Every byte sequence gets a total
-// order, so damaged keys cannot break a sort.
+// sort after blobs, byte for byte; bytes that do not decode sort after
+// every element, byte for byte from where decoding stopped. Every byte
+// sequence gets a total order, so damaged keys cannot break a sort.
 #ifndef TUPLEKV_CORE_MODEL_SQL_ORDER_H_
 #define TUPLEKV_CORE_MODEL_SQL_ORDER_H_
 
@@ -25,12 +27,8 @@
 
 namespace tuplekv::model {
 
-// Negative, zero or positive as SQLite orders the values of two packed
-// elements (each exactly one element).
-int sql_compare_elements(BytesView a, BytesView b);
-
-// The same for two sequences of packed elements, element by element; a
-// proper prefix sorts first.
+// Negative, zero or positive as SQLite orders two sequences of packed
+// elements: element by element, a proper prefix first.
 int sql_compare_packed(BytesView a, BytesView b);
 
 // Appends to *out a sort key for a sequence of packed elements: bytes whose

@@ -33,45 +33,45 @@ int sgn(int c) { return (c > 0) - (c < 0); }
 TEST(SqlOrderTest, ClassesInSqliteOrder) {
   const Bytes null = el(TupleValue::null());
   // NULL < numbers < text < blobs, though tuple order puts blobs first.
-  EXPECT_LT(sql_compare_elements(null, i(-5)), 0);
-  EXPECT_LT(sql_compare_elements(i(1000), s("")), 0);
-  EXPECT_LT(sql_compare_elements(d(1e300), s("")), 0);
-  EXPECT_LT(sql_compare_elements(s("zzz"), b("")), 0);
-  EXPECT_GT(sql_compare_elements(s("x"), i(1)), 0);
+  EXPECT_LT(sql_compare_packed(null, i(-5)), 0);
+  EXPECT_LT(sql_compare_packed(i(1000), s("")), 0);
+  EXPECT_LT(sql_compare_packed(d(1e300), s("")), 0);
+  EXPECT_LT(sql_compare_packed(s("zzz"), b("")), 0);
+  EXPECT_GT(sql_compare_packed(s("x"), i(1)), 0);
   EXPECT_GT(compare_bytes(i(1), s("x")), 0);  // the tuple order this corrects
 }
 
 TEST(SqlOrderTest, NumbersByValueExactly) {
-  EXPECT_LT(sql_compare_elements(i(2), d(2.5)), 0);
-  EXPECT_GT(sql_compare_elements(d(2.5), i(2)), 0);
-  EXPECT_GT(sql_compare_elements(i(3), d(2.5)), 0);
-  EXPECT_EQ(sql_compare_elements(i(2), d(2.0)), 0);
-  EXPECT_EQ(sql_compare_elements(i(0), d(-0.0)), 0);
-  EXPECT_EQ(sql_compare_elements(d(0.0), d(-0.0)), 0);
-  EXPECT_LT(sql_compare_elements(d(-0.5), i(0)), 0);
-  EXPECT_LT(sql_compare_elements(i(-1), d(-0.5)), 0);
+  EXPECT_LT(sql_compare_packed(i(2), d(2.5)), 0);
+  EXPECT_GT(sql_compare_packed(d(2.5), i(2)), 0);
+  EXPECT_GT(sql_compare_packed(i(3), d(2.5)), 0);
+  EXPECT_EQ(sql_compare_packed(i(2), d(2.0)), 0);
+  EXPECT_EQ(sql_compare_packed(i(0), d(-0.0)), 0);
+  EXPECT_EQ(sql_compare_packed(d(0.0), d(-0.0)), 0);
+  EXPECT_LT(sql_compare_packed(d(-0.5), i(0)), 0);
+  EXPECT_LT(sql_compare_packed(i(-1), d(-0.5)), 0);
   // 2^53 + 1 has no double: compared exactly, not after rounding.
   const int64_t big = (int64_t{1} << 53) + 1;
-  EXPECT_GT(sql_compare_elements(i(big), d(9007199254740992.0)), 0);
-  EXPECT_LT(sql_compare_elements(i(big), d(9007199254740994.0)), 0);
+  EXPECT_GT(sql_compare_packed(i(big), d(9007199254740992.0)), 0);
+  EXPECT_LT(sql_compare_packed(i(big), d(9007199254740994.0)), 0);
   // The int64 extremes against the doubles at 2^63 and -2^63.
-  EXPECT_LT(sql_compare_elements(i(INT64_MAX), d(9223372036854775808.0)), 0);
-  EXPECT_EQ(sql_compare_elements(i(INT64_MIN), d(-9223372036854775808.0)), 0);
-  EXPECT_GT(sql_compare_elements(i(INT64_MIN), d(-1e300)), 0);
-  EXPECT_LT(sql_compare_elements(d(-HUGE_VAL), i(INT64_MIN)), 0);
-  EXPECT_GT(sql_compare_elements(d(HUGE_VAL), i(INT64_MAX)), 0);
-  EXPECT_LT(sql_compare_elements(i(-3), i(2)), 0);
-  EXPECT_LT(sql_compare_elements(d(-3.5), d(-3.25)), 0);
+  EXPECT_LT(sql_compare_packed(i(INT64_MAX), d(9223372036854775808.0)), 0);
+  EXPECT_EQ(sql_compare_packed(i(INT64_MIN), d(-9223372036854775808.0)), 0);
+  EXPECT_GT(sql_compare_packed(i(INT64_MIN), d(-1e300)), 0);
+  EXPECT_LT(sql_compare_packed(d(-HUGE_VAL), i(INT64_MIN)), 0);
+  EXPECT_GT(sql_compare_packed(d(HUGE_VAL), i(INT64_MAX)), 0);
+  EXPECT_LT(sql_compare_packed(i(-3), i(2)), 0);
+  EXPECT_LT(sql_compare_packed(d(-3.5), d(-3.25)), 0);
 }
 
 TEST(SqlOrderTest, TextAndBlobsByteForByte) {
-  EXPECT_LT(sql_compare_elements(s("a"), s("ab")), 0);
-  EXPECT_LT(sql_compare_elements(s("a"), s(std::string_view("a\0", 2))), 0);
-  EXPECT_LT(sql_compare_elements(s(std::string_view("a\0", 2)), s("a\x01")), 0);
-  EXPECT_LT(sql_compare_elements(s("B"), s("a")), 0);  // BINARY, not NOCASE
-  EXPECT_LT(sql_compare_elements(b(""), b(std::string_view("\0", 1))), 0);
-  EXPECT_LT(sql_compare_elements(b(std::string_view("\0", 1)), b("\x01")), 0);
-  EXPECT_EQ(sql_compare_elements(s("same"), s("same")), 0);
+  EXPECT_LT(sql_compare_packed(s("a"), s("ab")), 0);
+  EXPECT_LT(sql_compare_packed(s("a"), s(std::string_view("a\0", 2))), 0);
+  EXPECT_LT(sql_compare_packed(s(std::string_view("a\0", 2)), s("a\x01")), 0);
+  EXPECT_LT(sql_compare_packed(s("B"), s("a")), 0);  // BINARY, not NOCASE
+  EXPECT_LT(sql_compare_packed(b(""), b(std::string_view("\0", 1))), 0);
+  EXPECT_LT(sql_compare_packed(b(std::string_view("\0", 1)), b("\x01")), 0);
+  EXPECT_EQ(sql_compare_packed(s("same"), s("same")), 0);
 }
 
 TEST(SqlOrderTest, SequencesElementByElement) {
@@ -114,7 +114,7 @@ TEST(SqlOrderTest, AgreesWithAReferenceOnRandomValues) {
     const auto& [ea, ra] = values[rng() % values.size()];
     const auto& [eb, rb] = values[rng() % values.size()];
     const int expected = ra < rb ? -1 : rb < ra ? 1 : 0;
-    ASSERT_EQ(sgn(sql_compare_elements(ea, eb)), expected)
+    ASSERT_EQ(sgn(sql_compare_packed(ea, eb)), expected)
         << repr_packed(ea) << " vs " << repr_packed(eb);
   }
 }
