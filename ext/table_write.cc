@@ -311,8 +311,8 @@ Status Writer::insert_with_entries(bool* inserted) {
   // in which the new row differs from it: remove those.
   bool found = false;
   TUPLEKV_RETURN_IF_ERROR(t_->store->get(w_->key, &w_->found_value_buf, &found));
+  if (found && written == 0) return Status::OK();
   if (found && w_->found_value_buf != w_->value) {
-    if (written == 0) return Status::OK();
     BytesView ke;
     TUPLEKV_RETURN_IF_ERROR(l.split_row(w_->key, w_->found_value_buf, &w_->found_row, &ke));
     for (size_t i = 0; i < n; ++i) {
@@ -321,8 +321,6 @@ Status Writer::insert_with_entries(bool* inserted) {
     }
     return Status::OK();
   }
-  // The same row with all its entries: a duplicate, and nothing was written.
-  if (found && written == 0) return Status::OK();
   // Either the row was written and some of its entries were there without
   // it, or the row was there without some of its entries: the index and
   // the rows disagreed before this statement, and which one it was cannot
