@@ -66,6 +66,9 @@ class TableVtabTest : public ::testing::TestWithParam<std::string> {
     EXPECT_EQ(db_.rows(on(tmpl, vt)), native) << tmpl;
     EXPECT_FALSE(native.empty()) << tmpl;
   }
+  void expect_as_native(std::initializer_list<const char*> tmpls, const std::string& vt) {
+    for (const char* tmpl : tmpls) expect_as_native(tmpl, vt);
+  }
   Db db_;
 };
 
@@ -118,19 +121,17 @@ TEST_P(TableVtabTest, CollatedValueColumnsBehaveAsNative) {
       "c", "id INTEGER, name TEXT COLLATE NOCASE, tag ANY COLLATE RTRIM, PRIMARY KEY(id)", "", "",
       " VALUES (1, 'Ann', 'x'), (2, 'ann', 'x  '), (3, 'ANNE', 'y'), (4, 'bob', 7), (5, NULL, 'X'),"
       " (6, 'Bob', ' x')"));
-  for (const char* q : {"SELECT id FROM @T WHERE name = 'ANN' ORDER BY id",
-                        "SELECT id FROM @T WHERE name > 'annd' ORDER BY id",
-                        "SELECT id FROM @T WHERE name IN ('BOB', 'anne') ORDER BY id",
-                        "SELECT id FROM @T WHERE tag = 'x' ORDER BY id",
-                        "SELECT id FROM @T WHERE tag = 'x ' AND name LIKE 'a%' ORDER BY id",
-                        "SELECT id FROM @T ORDER BY name, id",
-                        "SELECT id FROM @T ORDER BY name DESC, tag, id",
-                        "SELECT lower(name), count(*), min(id) FROM @T GROUP BY name ORDER BY 1",
-                        "SELECT count(DISTINCT name), count(DISTINCT tag) FROM @T",
-                        "SELECT a.id, b.id FROM @T a JOIN @T b ON a.name = b.name AND a.id < b.id ORDER BY 1, 2",
-                        "SELECT id FROM @T WHERE name = 'ann' COLLATE BINARY"}) {
-    expect_as_native(q, "c");
-  }
+  expect_as_native({"SELECT id FROM @T WHERE name = 'ANN' ORDER BY id",
+                    "SELECT id FROM @T WHERE name > 'annd' ORDER BY id",
+                    "SELECT id FROM @T WHERE name IN ('BOB', 'anne') ORDER BY id",
+                    "SELECT id FROM @T WHERE tag = 'x' ORDER BY id",
+                    "SELECT id FROM @T WHERE tag = 'x ' AND name LIKE 'a%' ORDER BY id",
+                    "SELECT id FROM @T ORDER BY name, id",
+                    "SELECT id FROM @T ORDER BY name DESC, tag, id",
+                    "SELECT lower(name), count(*), min(id) FROM @T GROUP BY name ORDER BY 1",
+                    "SELECT count(DISTINCT name), count(DISTINCT tag) FROM @T",
+                    "SELECT a.id, b.id FROM @T a JOIN @T b ON a.name = b.name AND a.id < b.id ORDER BY 1, 2",
+                    "SELECT id FROM @T WHERE name = 'ann' COLLATE BINARY"}, "c");
   // A collation that would change key order or equality is refused.
   EXPECT_THAT(db_.error("CREATE VIRTUAL TABLE d USING tuplekv_table(a TEXT COLLATE NOCASE PRIMARY KEY" +
                         store_option() + ")"),
@@ -144,15 +145,13 @@ TEST_P(TableVtabTest, RowValueComparisonsUnderLimitAsNative) {
   ASSERT_NO_FATAL_FAILURE(create_with_native(
       "r", "a INTEGER, b TEXT, c INTEGER, PRIMARY KEY(a, b)", ", INDEX r_c(c)", "CREATE INDEX n_c ON n(c);",
       " VALUES (1, 'a', 5), (1, 'b', 6), (2, 'a', 5), (2, 'b', 7), (2, 'c', 5), (3, 'a', 8), (3, 'b', 5)"));
-  for (const char* q : {"SELECT a, b FROM @T WHERE (a, b) > (2, 'b') ORDER BY a, b LIMIT 2",
-                        "SELECT a, b FROM @T WHERE (a, b) >= (2, 'b') ORDER BY a, b LIMIT 2 OFFSET 1",
-                        "SELECT a, b FROM @T WHERE (a, b) < (3, 'a') ORDER BY a DESC, b DESC LIMIT 2",
-                        "SELECT a, b FROM @T WHERE (a, b) <= (2, 'a') ORDER BY a DESC, b DESC LIMIT 1 OFFSET 1",
-                        "SELECT a, b FROM @T WHERE a = 2 AND (b, c) > ('a', 5) ORDER BY b LIMIT 1",
-                        "SELECT a, b FROM @T WHERE (a, b, c) > (1, 'b', 6) ORDER BY a, b LIMIT 1",
-                        "SELECT a, b FROM @T WHERE (c, a) > (5, 2) ORDER BY c, a, b LIMIT 2"}) {
-    expect_as_native(q, "r");
-  }
+  expect_as_native({"SELECT a, b FROM @T WHERE (a, b) > (2, 'b') ORDER BY a, b LIMIT 2",
+                    "SELECT a, b FROM @T WHERE (a, b) >= (2, 'b') ORDER BY a, b LIMIT 2 OFFSET 1",
+                    "SELECT a, b FROM @T WHERE (a, b) < (3, 'a') ORDER BY a DESC, b DESC LIMIT 2",
+                    "SELECT a, b FROM @T WHERE (a, b) <= (2, 'a') ORDER BY a DESC, b DESC LIMIT 1 OFFSET 1",
+                    "SELECT a, b FROM @T WHERE a = 2 AND (b, c) > ('a', 5) ORDER BY b LIMIT 1",
+                    "SELECT a, b FROM @T WHERE (a, b, c) > (1, 'b', 6) ORDER BY a, b LIMIT 1",
+                    "SELECT a, b FROM @T WHERE (c, a) > (5, 2) ORDER BY c, a, b LIMIT 2"}, "r");
   // A bound parameter looks the same to the planner; the answer is still right.
   sqlite3_stmt* st = nullptr;
   ASSERT_EQ(sqlite3_prepare_v2(db_.handle(), "SELECT count(*) FROM (SELECT a FROM r WHERE a >= ?1 LIMIT 2 OFFSET 1)",
@@ -174,18 +173,16 @@ TEST_P(TableVtabTest, AnyKeysAreVisitedInSqlitesOrder) {
       " VALUES (0, 2, 'p'), (0.0, 1, 'q'), (1, 5, 'r'), (1.5, 0, 's'), ('x', 0, 't'), (x'00', 0, 'u'),"
       " (2, 0, 0), (2.0, 1, 0.0), ('2', 3, 'v'), (-1e300, 4, 'w'), (9223372036854775807, 0, 'y')";
   ASSERT_NO_FATAL_FAILURE(create_with_native("s", "a ANY, b INTEGER, v ANY, PRIMARY KEY(a, b)", "", "", rows));
-  for (const char* q : {"SELECT quote(a), b FROM @T",
-                        "SELECT quote(a), b FROM @T LIMIT 3",
-                        "SELECT quote(a), b FROM @T LIMIT 2 OFFSET 4",
-                        "SELECT quote(min(a)), quote(max(a)), quote(min(v)) FROM @T",
-                        "SELECT quote(min(a)) FROM @T WHERE a >= 0",
-                        "SELECT quote(a), count(*), quote(v) FROM @T GROUP BY a",
-                        "SELECT quote(a), b FROM @T WHERE a IN ('x', 1.5, 0, x'00', 2)",
-                        "SELECT quote(a), b FROM @T WHERE a > 0.5",
-                        "SELECT quote(a), b FROM @T WHERE a < 'x' AND b < 3",
-                        "SELECT quote(a), b FROM @T WHERE b = 0"}) {
-    expect_as_native(q, "s");
-  }
+  expect_as_native({"SELECT quote(a), b FROM @T",
+                    "SELECT quote(a), b FROM @T LIMIT 3",
+                    "SELECT quote(a), b FROM @T LIMIT 2 OFFSET 4",
+                    "SELECT quote(min(a)), quote(max(a)), quote(min(v)) FROM @T",
+                    "SELECT quote(min(a)) FROM @T WHERE a >= 0",
+                    "SELECT quote(a), count(*), quote(v) FROM @T GROUP BY a",
+                    "SELECT quote(a), b FROM @T WHERE a IN ('x', 1.5, 0, x'00', 2)",
+                    "SELECT quote(a), b FROM @T WHERE a > 0.5",
+                    "SELECT quote(a), b FROM @T WHERE a < 'x' AND b < 3",
+                    "SELECT quote(a), b FROM @T WHERE b = 0"}, "s");
   // EXPLAIN QUERY PLAN says which scans sort; typed keys never do.
   EXPECT_THAT(plan("SELECT * FROM s"), HasSubstr("primary key sorted: full"));
   EXPECT_THAT(plan("SELECT * FROM users"), HasSubstr("primary key: full"));
@@ -195,15 +192,13 @@ TEST_P(TableVtabTest, AnyKeysAreVisitedInSqlitesOrder) {
       " VALUES (1, 2, 'a', 1), (1, 1.5, 'b', 2), (1, 'x', 'c', 3), (1, 1, 'd', 4), (0, x'', 'e', 5),"
       " (0, 0.5, 'f', 6), (0, -3, 'g', 7), (2, 5, 0, 8), (2, 6, 0.0, 9), (3, 'z', 1, 10), (3, 1, 0, 11),"
       " (2, 0, 1.0, 12)"));
-  for (const char* q : {"SELECT b, quote(a) FROM @T ORDER BY b DESC",
-                        "SELECT b, quote(a) FROM @T ORDER BY b DESC LIMIT 3",
-                        "SELECT b, quote(a) FROM @T WHERE b = 1",
-                        "SELECT b, quote(a), v FROM @T WHERE b IN (0, 1) AND a > 0",
-                        "SELECT b, quote(a), quote(v) FROM @T WHERE v = 0",
-                        "SELECT quote(v), count(*) FROM @T WHERE v = 1 GROUP BY v",
-                        "SELECT w, quote(v) FROM @T WHERE v = 0"}) {
-    expect_as_native(q, "s2");
-  }
+  expect_as_native({"SELECT b, quote(a) FROM @T ORDER BY b DESC",
+                    "SELECT b, quote(a) FROM @T ORDER BY b DESC LIMIT 3",
+                    "SELECT b, quote(a) FROM @T WHERE b = 1",
+                    "SELECT b, quote(a), v FROM @T WHERE b IN (0, 1) AND a > 0",
+                    "SELECT b, quote(a), quote(v) FROM @T WHERE v = 0",
+                    "SELECT quote(v), count(*) FROM @T WHERE v = 1 GROUP BY v",
+                    "SELECT w, quote(v) FROM @T WHERE v = 0"}, "s2");
   // The last three read the index, whose entries (v, b, a) are sorted too,
   // alone or with each entry's row.
   EXPECT_THAT(plan("SELECT b FROM s2 WHERE v = 0"), HasSubstr("index s2_v covering sorted"));
@@ -229,13 +224,11 @@ TEST_P(TableVtabTest, OrderByReadsTheIndexThatDeliversIt) {
       "CREATE INDEX n_c3 ON n(c3, region); CREATE INDEX n_v ON n(v, w);",
       " VALUES (1, 2.5, 'z', 0, 9), (2, 2.5, 'a', 0.0, 1), (3, 1.0, 'm', 1, 5), (4, 2.5, 'k', 1.0, 2),"
       " (5, 1.0, 'b', 'x', 0)"));
-  for (const char* q : {"SELECT id FROM @T ORDER BY c3",
-                        "SELECT id, region FROM @T ORDER BY c3 DESC",
-                        "SELECT id FROM @T WHERE region > 'a' ORDER BY c3",
-                        "SELECT quote(v), count(*) FROM @T GROUP BY v",
-                        "SELECT quote(v), w FROM @T ORDER BY v"}) {
-    expect_as_native(q, "o");
-  }
+  expect_as_native({"SELECT id FROM @T ORDER BY c3",
+                    "SELECT id, region FROM @T ORDER BY c3 DESC",
+                    "SELECT id FROM @T WHERE region > 'a' ORDER BY c3",
+                    "SELECT quote(v), count(*) FROM @T GROUP BY v",
+                    "SELECT quote(v), w FROM @T ORDER BY v"}, "o");
   EXPECT_THAT(plan("SELECT id FROM o ORDER BY c3"), HasSubstr("index o_c3"));
   EXPECT_THAT(plan("SELECT quote(v) FROM o GROUP BY v"), HasSubstr("index o_v covering sorted"));
   // A key lookup still beats reading the index in order.
