@@ -97,6 +97,7 @@
 #include <string>
 #include <utility>
 
+#include "core/model/collation_key.h"
 #include "core/model/sql_any.h"
 #include "core/model/sql_order.h"
 #include "core/move_prefix.h"
@@ -249,14 +250,21 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
     PlanColumn pc;
     pc.name = column_name(col);
     const model::ColumnType t = col < 0 ? model::ColumnType::kInteger : table.columns[static_cast<size_t>(col)].type;
-    pc.exact = t != model::ColumnType::kAny;
-    pc.patterns = t == model::ColumnType::kText;
+    // Collation keys sort and match as SQLite compares under the column's
+    // collation, but that is not the order of every constraint (a BINARY
+    // one, LIKE): their ranges count as supersets, as DESIGN asks.
+    const bool keyed = col >= 0 && table.columns[static_cast<size_t>(col)].keyed_by_collation();
+    pc.exact = t != model::ColumnType::kAny && !keyed;
+    pc.patterns = t == model::ColumnType::kText && !keyed;
     pc.pattern_code = 0x02;
     return pc;
   };
   auto add_position = [&](Candidate* c, int col, bool nullable) {
     c->columns.push_back(plan_column(col));
     c->types.push_back(col < 0 ? model::ColumnType::kInteger : table.columns[static_cast<size_t>(col)].type);
+    const bool keyed = col >= 0 && table.columns[static_cast<size_t>(col)].keyed_by_collation();
+    c->key_collations.push_back(keyed ? table.columns[static_cast<size_t>(col)].collation : std::string_view());
+    if (keyed) c->collation_keyed = true;
     c->nullable.push_back(nullable);
     c->column_of.push_back(col);
     const int pos = static_cast<int>(c->columns.size()) - 1;
@@ -306,8 +314,13 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
     }
     c.covers.assign(ncols() + 1, !c.is_index);
     if (c.is_index) {
-      for (int col : table.indexes[c.index].columns) c.covers[static_cast<size_t>(col)] = true;
-      for (int k : table.key) c.covers[static_cast<size_t>(k)] = true;
+      // An entry holds collation keys, not values, of columns keyed so.
+      for (int col : table.indexes[c.index].columns) {
+        c.covers[static_cast<size_t>(col)] = !table.columns[static_cast<size_t>(col)].keyed_by_collation();
+      }
+      for (int k : table.key) {
+        c.covers[static_cast<size_t>(k)] = !table.columns[static_cast<size_t>(k)].keyed_by_collation();
+      }
       c.covers[ncols()] = true;  // raw_key: made from the key
     }
     c.plans = std::make_unique<PlanCache>(c.columns);
@@ -433,8 +446,13 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
       const char* coll = sqlite3_vtab_collation(info, i);
       const bool binary = coll == nullptr || iequal(coll, "BINARY");
       const bool known = rhs_known(info, i);
-      if (textual && !binary && in.op != SQLITE_INDEX_CONSTRAINT_LIKE &&
-          in.op != SQLITE_INDEX_CONSTRAINT_GLOB) {
+      const std::string_view key_collation = c.key_collations[static_cast<size_t>(pos)];
+      const bool pattern = in.op == SQLITE_INDEX_CONSTRAINT_LIKE || in.op == SQLITE_INDEX_CONSTRAINT_GLOB;
+      if (!key_collation.empty()) {
+        // Keyed by collation keys: only a comparison under that collation
+        // follows their order (LIKE and GLOB follow none).
+        if (pattern || coll == nullptr || !iequal(coll, std::string(key_collation).c_str())) pos = -1;
+      } else if (textual && !binary && !pattern) {
         pos = -1;  // another collation: SQLite compares
       }
       if (pos >= 0) {
@@ -555,10 +573,11 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   // a native table's index would; SQLite reads that index then, even with
   // a row lookup per entry. Choosing it too gives the rows SQLite's order
   // where the ORDER BY leaves ties (ORDER BY c3 over an index (c3, region)
-  // visits ties by region). Over ANY positions the order is there (sorted
-  // scans) though never claimed, so it counts as well.
+  // visits ties by region). Over ANY positions (sorted scans) and
+  // collation keys the order is there though never claimed, so it counts
+  // as well.
   bool in_order = e.plan.order_consumed || req.order_by.empty();
-  if (!in_order && !all_inexact && c.sql_order_from >= 0) {
+  if (!in_order && !all_inexact && (c.sql_order_from >= 0 || c.collation_keyed)) {
     PlanRequest as_sorted = req;
     for (PlanColumn& pc : as_sorted.columns) pc.exact = true;
     in_order = plan_scan(as_sorted).order_consumed;
@@ -646,6 +665,20 @@ class TableValueReader final : public FilterValueReader {
   bool fallback() const { return fallback_; }
 
   Status read(const PlanTerm& term, sqlite3_value* v, FilterValue* out) override {
+    TUPLEKV_RETURN_IF_ERROR(read_value(term, v, out));
+    const std::string_view collation =
+        term.column >= 0 ? c_.key_collations[static_cast<size_t>(term.column)] : std::string_view();
+    if (!collation.empty() && out->kind == FilterValue::Kind::kBytes) {
+      // The position holds collation keys: so must the bound.
+      keyed_.clear();
+      model::append_collation_key(out->bytes, collation, &keyed_);
+      out->bytes.swap(keyed_);
+    }
+    return Status::OK();
+  }
+
+ private:
+  Status read_value(const PlanTerm& term, sqlite3_value* v, FilterValue* out) {
     out->kind = FilterValue::Kind::kBytes;
     const int type = sqlite3_value_type(v);
     if (term.op == PlanOp::kLike || term.op == PlanOp::kGlob) {
@@ -683,7 +716,6 @@ class TableValueReader final : public FilterValueReader {
     return Status::Internal("tuplekv internal error: column type");
   }
 
- private:
   // The column's values all sort above (rhs_below) or below the argument.
   static void class_compare(PlanOp op, bool rhs_below, FilterValue* out) {
     if (op == PlanOp::kEq || op == PlanOp::kIn) {
@@ -839,6 +871,7 @@ class TableValueReader final : public FilterValueReader {
   const Candidate& c_;
   bool ambiguous_;
   bool fallback_ = false;
+  Bytes keyed_;
 };
 
 }  // namespace

@@ -32,6 +32,10 @@ struct Candidate {
   size_t index = 0;                       // when is_index
   std::vector<PlanColumn> columns;        // the positions, for core/plan.h
   std::vector<model::ColumnType> types;   // per position
+  // Per position: the column's collation where its key elements are
+  // collation keys (model::TableColumn::keyed_by_collation()), else empty.
+  std::vector<std::string_view> key_collations;
+  bool collation_keyed = false;           // some position is
   std::vector<bool> nullable;             // per position (index columns may hold NULL)
   std::vector<int> column_of;             // per position: table column, -1 for the rowid
   std::vector<int> position_of;           // per table column (and raw_key): position or -1

@@ -91,8 +91,8 @@ class Writer {
   // the SQLite store if its key is absent; *inserted false (and the store
   // as it was) if present.
   Status insert_with_entries(bool* inserted);
-  // Each equal-valued encoding of row column c (2 and 2.0 in ANY), into
-  // variants[slot].
+  // The key element of each equal-valued encoding of row column c (2 and
+  // 2.0 in ANY), into variants[slot].
   Status variants_of(size_t slot, int c);
 
   TableVtab* t_;
@@ -243,10 +243,19 @@ Status Writer::find_conflict(BytesView key_elements, const Bytes* exclude, bool*
 
 Status Writer::variants_of(size_t slot, int c) {
   const BytesView e = w_->row[static_cast<size_t>(c)];
+  std::vector<Bytes>& out = w_->variants[slot];
   if (t_->table.columns[static_cast<size_t>(c)].type == model::ColumnType::kAny) {
-    return model::sql_equal_variants_packed(e, &w_->variants[slot]);
+    TUPLEKV_RETURN_IF_ERROR(model::sql_equal_variants_packed(e, &out));
+  } else {
+    out.assign(1, Bytes(e));
   }
-  w_->variants[slot].assign(1, Bytes(e));
+  if (t_->table.columns[static_cast<size_t>(c)].keyed_by_collation()) {
+    for (Bytes& v : out) {
+      Bytes key;
+      t_->layout.append_key_element(c, v, &key);
+      v = std::move(key);
+    }
+  }
   return Status::OK();
 }
 
@@ -469,8 +478,7 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
     }
     encode_rowid(rowid, &w.key_elements);
   } else {
-    w.key_elements.clear();
-    for (int k : s.key) w.key_elements.append(w.row[static_cast<size_t>(k)]);
+    t.layout.make_key_elements(w.row, &w.key_elements);
   }
   const bool moved = !insert && w.key_elements != w.old_key_elements;
 

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <memory>
 
+#include "core/model/collation_key.h"
 #include "core/subspace.h"
 
 namespace tuplekv::model {
@@ -264,6 +265,12 @@ class SchemaParser {
       s.columns[c].value_pos = static_cast<int>(s.values.size());
       s.values.push_back(static_cast<int>(c));
     }
+    for (int k : s.key) {
+      TableColumn& col = s.columns[static_cast<size_t>(k)];
+      if (!col.keyed_by_collation()) continue;
+      col.value_pos = static_cast<int>(s.values.size() + s.key_copies.size());
+      s.key_copies.push_back(k);
+    }
     for (PendingIndex& p : indexes_) {
       for (const TableIndex& other : s.indexes) {
         if (!p.automatic && iequals(other.name, p.name)) return fail("duplicate index name: " + p.name);
@@ -281,22 +288,6 @@ class SchemaParser {
         idx.columns.push_back(c);
       }
       s.indexes.push_back(std::move(idx));
-    }
-    for (size_t c = 0; c < s.columns.size(); ++c) {
-      const TableColumn& col = s.columns[c];
-      if (col.collation == "BINARY") continue;
-      const char* where = col.key_pos >= 0 ? "the primary key" : nullptr;
-      for (size_t i = 0; i < s.indexes.size() && where == nullptr; ++i) {
-        const std::vector<int>& in = s.indexes[i].columns;
-        if (std::find(in.begin(), in.end(), static_cast<int>(c)) != in.end()) {
-          where = s.indexes[i].automatic ? "a UNIQUE constraint" : "an index";
-        }
-      }
-      if (where != nullptr) {
-        return fail("column " + std::string(table_) + "." + col.name + ": COLLATE " +
-                    std::string(col.collation) + " is not supported in " + where +
-                    " (keys are ordered byte for byte: BINARY)");
-      }
     }
     s.name_automatic_indexes(table_);
     // A primary key of one column declared INTEGER starts as a rowid alias;
@@ -585,6 +576,10 @@ void TableSchema::name_automatic_indexes(std::string_view subspace) {
   }
 }
 
+bool TableColumn::keyed_by_collation() const {
+  return (type == ColumnType::kText || type == ColumnType::kAny) && collation_keys_text(collation);
+}
+
 int TableSchema::find_column(std::string_view name) const {
   for (size_t i = 0; i < columns.size(); ++i) {
     if (iequals(columns[i].name, name)) return static_cast<int>(i);
@@ -718,24 +713,39 @@ void TableLayout::map_indexes_to_rows() {
   }
 }
 
+void TableLayout::append_key_element(int c, BytesView e, Bytes* out) const {
+  const TableColumn& col = schema_.columns[static_cast<size_t>(c)];
+  if (col.keyed_by_collation()) {
+    append_collation_key(e, col.collation, out);
+  } else {
+    out->append(e);
+  }
+}
+
+void TableLayout::make_key_elements(const Elements& row, Bytes* out) const {
+  out->clear();
+  for (int c : schema_.key) append_key_element(c, row[static_cast<size_t>(c)], out);
+}
+
 void TableLayout::row_key(const Elements& row, BytesView rowid_element, Bytes* out) const {
   out->assign(row_prefix_);
   if (schema_.key.empty()) {
     out->append(rowid_element);
     return;
   }
-  for (int c : schema_.key) out->append(row[static_cast<size_t>(c)]);
+  for (int c : schema_.key) append_key_element(c, row[static_cast<size_t>(c)], out);
 }
 
 void TableLayout::row_value(const Elements& row, Bytes* out) const {
   out->clear();
   for (int c : schema_.values) out->append(row[static_cast<size_t>(c)]);
+  for (int c : schema_.key_copies) out->append(row[static_cast<size_t>(c)]);
 }
 
 void TableLayout::index_key(size_t i, const Elements& row, BytesView key_elements,
                             Bytes* out) const {
   out->assign(index_prefixes_[i]);
-  for (int c : schema_.indexes[i].columns) out->append(row[static_cast<size_t>(c)]);
+  for (int c : schema_.indexes[i].columns) append_key_element(c, row[static_cast<size_t>(c)], out);
   out->append(key_elements);
 }
 
@@ -790,9 +800,14 @@ Status TableLayout::split_row(BytesView key, BytesView value, Elements* row,
     return Status::Corruption("table: a row key with the wrong number of key elements");
   }
   if (implicit && !is_int) return Status::Corruption("table: an implicit row key that is not an integer");
+  const size_t nvalues = schema_.values.size();
   if (!split_elements(
-          value, schema_.values.size(),
-          [&](size_t i, BytesView e) { (*row)[static_cast<size_t>(schema_.values[i])] = e; }, &is_int)) {
+          value, nvalues + schema_.key_copies.size(),
+          [&](size_t i, BytesView e) {
+            const int c = i < nvalues ? schema_.values[i] : schema_.key_copies[i - nvalues];
+            (*row)[static_cast<size_t>(c)] = e;
+          },
+          &is_int)) {
     return Status::Corruption("table: a row value with the wrong number of columns");
   }
   return Status::OK();
@@ -887,6 +902,15 @@ Status TableRows::check(std::string_view table, std::string* problem) {
       if (!s.ok()) {
         *problem = std::string(table) + ": row " + repr_packed(c->key()) + ": " + s.message();
         return Status::OK();
+      }
+      if (!l.schema().key_copies.empty()) {
+        // The key holds collation keys of values the row holds as well.
+        l.row_key(row, BytesView(), &key_);
+        if (key_ != c->key()) {
+          *problem = std::string(table) + ": row " + repr_packed(c->key()) +
+                     " is not keyed by the values it holds";
+          return Status::OK();
+        }
       }
       for (size_t i = 0; i < nidx; ++i) {
         l.index_key(i, row, key_elements, &new_entry_);

@@ -2,8 +2,12 @@
 // tuplekv_table, the STRICT-table rules for its values, and its key layout
 // (FoundationDB data-modeling guide, "tables" and "indexes"; DESIGN.md §4).
 //
-//   row        pack((S, pk1, pk2, ...))       pack((c1, c2, ...))  non-key columns
+//   row        pack((S, pk1, pk2, ...))       pack((c1, c2, ..., k1, ...))
 //   index I    pack((I, v1, ..., pk1, ...))   ''
+//
+// c1, c2, ... are the non-key columns; k1, ... the values of the key
+// columns that are keyed by a collation key (NOCASE or RTRIM text: there
+// pk1 is 'ann' for the value 'Ann'), in key order; usually there are none.
 //
 // S is the table's subspace name, I an index name. A table declared
 // without PRIMARY KEY has an implicit integer key assigned like a rowid:
@@ -22,10 +26,11 @@
 // DECIMAL, DATE, BOOLEAN ...) have no STRICT counterpart and are errors.
 // Column constraints: NOT NULL, NULL, DEFAULT <literal or (expr)>, PRIMARY
 // KEY (one column), UNIQUE, COLLATE BINARY|NOCASE|RTRIM, each optionally
-// named by CONSTRAINT name. NOCASE and RTRIM only on a column outside the
-// primary key and every index: keys are stored and ordered byte for byte,
-// so a key column's collation must be BINARY, while SQLite applies any
-// other column's collation itself. Table constraints: PRIMARY KEY(cols...)
+// named by CONSTRAINT name. In keys and index entries a TEXT or ANY column
+// of NOCASE or RTRIM collation is keyed by the collation key of its value
+// (core/model/collation_key.h), so keys still sort and match as SQLite
+// compares that column; the value itself is then also stored with the row
+// (`key_copies` below). Table constraints: PRIMARY KEY(cols...)
 // in any column order, UNIQUE(cols...), INDEX name(cols...), UNIQUE INDEX
 // name(cols...).
 // Key columns are NOT NULL. A UNIQUE constraint is kept as an automatic
@@ -79,7 +84,13 @@ struct TableColumn {
   bool not_null = false;       // declared NOT NULL, or a key column
   std::string default_sql;     // the DEFAULT expression as written; empty: none
   int key_pos = -1;            // position in the primary key, or -1
-  int value_pos = -1;          // position in the stored value, or -1 (key column)
+  // Position in the stored value, or -1: a key column, unless its value is
+  // stored as well (keyed_by_collation()).
+  int value_pos = -1;
+
+  // Whether the column's key elements are collation keys of its values
+  // (TEXT or ANY, collation NOCASE or RTRIM) rather than the values.
+  bool keyed_by_collation() const;
 };
 
 struct TableIndex {
@@ -101,6 +112,9 @@ struct TableSchema {
   std::vector<TableColumn> columns;
   std::vector<int> key;          // column numbers, in key order; empty: implicit integer key
   std::vector<int> values;       // non-key column numbers, in declaration order
+  // Key columns keyed_by_collation(), in key order: their values follow
+  // the non-key columns' in the stored value.
+  std::vector<int> key_copies;
   std::vector<TableIndex> indexes;
   // The order SQLite checks uniqueness in: -1 the primary key (or rowid),
   // else a unique index's number.
@@ -184,12 +198,18 @@ class TableLayout {
   // column). Views into caller-owned bytes.
   using Elements = std::vector<BytesView>;
 
+  // Appends the key element of column c holding packed element `e`: `e`,
+  // or its collation key (TableColumn::keyed_by_collation()).
+  void append_key_element(int c, BytesView e, Bytes* out) const;
+  // The key elements of a row (after the row prefix) from its columns'
+  // packed elements, replacing *out. Not for an implicit key.
+  void make_key_elements(const Elements& row, Bytes* out) const;
   // Row key from the key columns' packed elements (or the packed rowid for
   // an implicit key), replacing *out.
   void row_key(const Elements& row, BytesView rowid_element, Bytes* out) const;
-  // Stored value: the non-key columns' elements, concatenated.
+  // Stored value: the non-key columns' elements, then key_copies', concatenated.
   void row_value(const Elements& row, Bytes* out) const;
-  // Entry of index i: prefix + indexed elements + key elements.
+  // Entry of index i: prefix + indexed columns' key elements + key elements.
   void index_key(size_t i, const Elements& row, BytesView key_elements, Bytes* out) const;
 
   // Splits a stored row into per-column element views (into `key` and
@@ -198,8 +218,9 @@ class TableLayout {
   Status split_row(BytesView key, BytesView value, Elements* row, BytesView* key_elements) const;
   // The key elements of an index entry (after the indexed values), and the
   // indexed values' elements; with `key_parts`, also each key element (by
-  // key position). Like split_row, this checks the framing only: elements
-  // are validated when decoded.
+  // key position). These are key elements: for a column keyed by
+  // collation, not its value. Like split_row, this checks the framing
+  // only: elements are validated when decoded.
   Status split_index(size_t i, BytesView entry, Elements* indexed, BytesView* key_elements,
                      Elements* key_parts = nullptr) const;
 

@@ -117,6 +117,28 @@ TEST(TableSchemaTest, CollationsOutsideKeysAndIndexes) {
   EXPECT_EQ(s.columns[1].collation, "NOCASE");
   EXPECT_EQ(s.columns[2].collation, "RTRIM");
   EXPECT_EQ(s.columns[3].collation, "BINARY");
+  EXPECT_FALSE(s.columns[0].keyed_by_collation());
+  EXPECT_TRUE(s.columns[1].keyed_by_collation());
+  EXPECT_TRUE(s.columns[2].keyed_by_collation());
+  EXPECT_TRUE(s.key_copies.empty());
+}
+
+// Key columns keyed by collation keys keep their values in the stored
+// value too, after the non-key columns, in key order.
+TEST(TableSchemaTest, CollatedKeyColumnsAreCopiedIntoTheValue) {
+  TableSchema s;
+  ASSERT_TRUE(parse({"a INTEGER COLLATE NOCASE", "b TEXT COLLATE RTRIM", "c TEXT", "d ANY COLLATE NOCASE",
+                     "PRIMARY KEY(d, a, b)", "INDEX i(c)"},
+                    &s)
+                  .ok());
+  EXPECT_EQ(s.values, (std::vector<int>{2}));
+  // a is INTEGER: a collation orders text only, so its key is its value.
+  EXPECT_EQ(s.key_copies, (std::vector<int>{3, 1}));
+  EXPECT_EQ(s.columns[2].value_pos, 0);
+  EXPECT_EQ(s.columns[3].value_pos, 1);
+  EXPECT_EQ(s.columns[1].value_pos, 2);
+  EXPECT_EQ(s.columns[0].value_pos, -1);
+  EXPECT_EQ(s.columns[3].key_pos, 0);
 }
 
 TEST(TableSchemaTest, Errors) {
@@ -140,15 +162,6 @@ TEST(TableSchemaTest, Errors) {
             "tuplekv_table: PRIMARY KEY names column 'a' twice");
   EXPECT_EQ(parse_error({"a INT CHECK(a > 0)"}),
             "tuplekv_table: unsupported column constraint 'CHECK' for column t.a");
-  EXPECT_EQ(parse_error({"a TEXT COLLATE NOCASE PRIMARY KEY"}),
-            "tuplekv_table: column t.a: COLLATE NOCASE is not supported in the primary key (keys are "
-            "ordered byte for byte: BINARY)");
-  EXPECT_EQ(parse_error({"a INT PRIMARY KEY", "b TEXT COLLATE RTRIM", "INDEX i(a, b)"}),
-            "tuplekv_table: column t.b: COLLATE RTRIM is not supported in an index (keys are ordered "
-            "byte for byte: BINARY)");
-  EXPECT_EQ(parse_error({"a INT PRIMARY KEY", "b TEXT UNIQUE COLLATE NOCASE"}),
-            "tuplekv_table: column t.b: COLLATE NOCASE is not supported in a UNIQUE constraint (keys are "
-            "ordered byte for byte: BINARY)");
   EXPECT_EQ(parse_error({"a TEXT COLLATE UNICODE"}),
             "tuplekv_table: column t.a: no such collation sequence: UNICODE (use BINARY, NOCASE or RTRIM)");
   EXPECT_EQ(parse_error({"a INT", "UNIQUE(b)"}), "tuplekv_table: UNIQUE names unknown column 'b'");
@@ -358,6 +371,51 @@ TEST(TableRowsTest, SplitRowAndCorruption) {
   EXPECT_EQ(f.layout.split_row(key, value + "\x14", &back, &ke).code(), StatusCode::kCorruption);
   EXPECT_EQ(f.layout.split_row(key + "\x14", value, &back, &ke).code(), StatusCode::kCorruption);
   EXPECT_EQ(f.layout.split_row(key, "\x02", &back, &ke).code(), StatusCode::kCorruption);
+}
+
+TEST(TableRowsTest, CollatedKeysHoldCollationKeysAndTheRowItsValues) {
+  Fixture f({"name TEXT COLLATE NOCASE", "n INTEGER", "tag TEXT COLLATE RTRIM", "v",
+             "PRIMARY KEY(name, n)", "INDEX by_tag(tag)"});
+  TableRows rows(&f.store, &f.layout);
+  TableLayout::Elements r = f.row({text("Ann"), integer(1), text("x  "), integer(7)});
+  Bytes ke;
+  f.layout.make_key_elements(r, &ke);
+  ASSERT_TRUE(rows.put(r, ke, nullptr, {}).ok());
+  EXPECT_EQ(f.dump(),
+            "('by_tag', 'x', 'ann', 1)=()\n"
+            "('users', 'ann', 1)=('x  ', 7, 'Ann')\n");
+  Bytes key, value;
+  f.layout.row_key(r, {}, &key);
+  f.layout.row_value(r, &value);
+  TableLayout::Elements back;
+  BytesView back_ke;
+  ASSERT_TRUE(f.layout.split_row(key, value, &back, &back_ke).ok());
+  for (size_t c = 0; c < r.size(); ++c) EXPECT_EQ(back[c], r[c]) << c;
+  EXPECT_EQ(back_ke, BytesView(ke));
+  std::string problem;
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  EXPECT_EQ(problem, "");
+
+  // 'ANN' is the same key: the row is rewritten in place, its entry kept.
+  TableLayout::Elements r2 = f.row({text("ANN"), integer(1), text("x"), integer(8)});
+  Bytes ke2;
+  f.layout.make_key_elements(r2, &ke2);
+  EXPECT_EQ(ke2, ke);
+  ASSERT_TRUE(rows.put(r2, ke2, &back, ke).ok());
+  EXPECT_EQ(f.dump(),
+            "('by_tag', 'x', 'ann', 1)=()\n"
+            "('users', 'ann', 1)=('x', 8, 'ANN')\n");
+
+  // A row whose key does not hold the collation key of its value.
+  Bytes bad_key = f.layout.row_prefix();
+  ASSERT_TRUE(append_element(text("Bob"), &bad_key).ok());
+  ASSERT_TRUE(append_element(integer(2), &bad_key).ok());
+  Bytes bad_value;
+  TableLayout::Elements r3 = f.row({text("Bob"), integer(2), text("y"), integer(9)});
+  f.layout.row_value(r3, &bad_value);
+  ASSERT_TRUE(f.store.set(bad_key, bad_value).ok());
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  EXPECT_EQ(problem, "users: row ('users', 'Bob', 2) is not keyed by the values it holds");
 }
 
 TEST(TableRowsTest, SplitIndexAndCorruption) {
