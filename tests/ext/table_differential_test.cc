@@ -4,7 +4,7 @@
 //
 // Each round draws a random schema (0-3 key columns of every type, in any
 // order relative to the declaration, 0-3 value columns, NOT NULL, COLLATE
-// NOCASE or RTRIM on TEXT and ANY columns outside keys and indexes, 0-2
+// NOCASE or RTRIM on TEXT and ANY columns, keys and indexes included, 0-2
 // indexes, store=sqlite or memory), then runs random statements on both
 // tables: INSERT (one or several rows, every conflict clause, INSERT ...
 // SELECT), UPDATE of values and of keys, DELETE, queries with =, IN lists
@@ -78,7 +78,7 @@ struct Column {
   std::string type;
   bool key = false;
   bool not_null = false;
-  const char* collation = nullptr;  // NOCASE or RTRIM; only outside keys and indexes
+  const char* collation = nullptr;  // NOCASE or RTRIM (TEXT and ANY only)
 };
 
 struct Index {
@@ -197,18 +197,9 @@ class TableDiff {
       indexes_.push_back(idx);
     }
     for (Column& c : columns_) {
-      if (c.key || in_any_index(c.name) || (c.type != std::string("TEXT") && c.type != std::string("ANY"))) {
-        continue;
-      }
+      if (c.type != std::string("TEXT") && c.type != std::string("ANY")) continue;
       if (pick(4) == 0) c.collation = pick(2) == 0 ? "NOCASE" : "RTRIM";
     }
-  }
-
-  bool in_any_index(const std::string& column) const {
-    for (const Index& i : indexes_) {
-      if (std::find(i.columns.begin(), i.columns.end(), column) != i.columns.end()) return true;
-    }
-    return false;
   }
 
   // SQLite 3.40's own DELETE or UPDATE can change fewer rows than its
