@@ -333,6 +333,16 @@ class SchemaParser {
       out->push_back(t.text);
       TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
       if (is_word(t, "ASC")) TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+      // Say why rather than "expected ','": tuple keys have one order, and
+      // a column's collation comes from its declaration.
+      if (is_word(t, "DESC")) {
+        return fail("DESC is not supported in '" + std::string(text) + "' (keys sort ascending; ORDER BY " +
+                    out->back() + " DESC reads them in reverse)");
+      }
+      if (is_word(t, "COLLATE")) {
+        return fail("COLLATE in '" + std::string(text) + "' is not supported (declare the collation on column " +
+                    out->back() + ")");
+      }
       if (is_punct(t, ',')) continue;
       if (is_punct(t, ')')) break;
       return fail("expected ',' or ')' in '" + std::string(text) + "'");

@@ -162,6 +162,12 @@ TEST(TableSchemaTest, Errors) {
             "tuplekv_table: PRIMARY KEY names column 'a' twice");
   EXPECT_EQ(parse_error({"a INT CHECK(a > 0)"}),
             "tuplekv_table: unsupported column constraint 'CHECK' for column t.a");
+  EXPECT_EQ(parse_error({"a INT", "b INT", "PRIMARY KEY(a DESC, b)"}),
+            "tuplekv_table: DESC is not supported in 'PRIMARY KEY(a DESC, b)' (keys sort ascending; "
+            "ORDER BY a DESC reads them in reverse)");
+  EXPECT_EQ(parse_error({"a INT", "b TEXT", "INDEX i(a, b COLLATE NOCASE)"}),
+            "tuplekv_table: COLLATE in 'INDEX i(a, b COLLATE NOCASE)' is not supported (declare the "
+            "collation on column b)");
   EXPECT_EQ(parse_error({"a TEXT COLLATE UNICODE"}),
             "tuplekv_table: column t.a: no such collation sequence: UNICODE (use BINARY, NOCASE or RTRIM)");
   EXPECT_EQ(parse_error({"a INT", "UNIQUE(b)"}), "tuplekv_table: UNIQUE names unknown column 'b'");
