@@ -229,6 +229,34 @@ TEST(BTreeTest, SortedLoadsFillLeavesAndGrowLevels) {
   }
 }
 
+// Pairs inserted in random order still lie in key order in each leaf's
+// arena (what makes a scan read memory front to back), out-of-line ones
+// included.
+TEST(BTreeTest, LeavesKeepTheirPairsInKeyOrder) {
+  BTree t;
+  std::vector<int> order(20000);
+  for (int i = 0; i < static_cast<int>(order.size()); ++i) order[static_cast<size_t>(i)] = i;
+  std::shuffle(order.begin(), order.end(), std::mt19937(3));
+  for (int i : order) {
+    const size_t value_size = i % 97 == 0 ? btree::kInlineMax + 1 : static_cast<size_t>(i % 40);
+    t.put(numbered(i), Bytes(value_size, 'v'), nullptr);
+  }
+  ASSERT_TRUE(t.check().ok());
+  uint64_t leaves = 0;
+  for (const btree::Node* leaf = t.first().leaf; leaf != nullptr; leaf = leaf->next, ++leaves) {
+    for (int i = 0; i + 1 < leaf->count; ++i) {
+      // Key, value, next key: each starts where the one before ends.
+      const btree::Slot& a = leaf->slot[i];
+      const btree::Slot& b = leaf->slot[i + 1];
+      const uint32_t key_size = a.key_len <= btree::kInlineMax ? a.key_len : sizeof(char*);
+      const uint32_t val_size = a.val_len <= btree::kInlineMax ? a.val_len : sizeof(char*);
+      ASSERT_EQ(a.key_off + key_size, a.val_off) << i;
+      ASSERT_EQ(a.val_off + val_size, b.key_off) << i;
+    }
+  }
+  EXPECT_GT(leaves, 100u);
+}
+
 TEST(BTreeTest, OutOfLineKeysAndValues) {
   BTree t;
   Model m;
