@@ -29,3 +29,12 @@ DELETE FROM users WHERE region = 'us';
 ROLLBACK;
 SELECT count(*) FROM users;
 SELECT tuplekv_check('users');
+
+-- Case-insensitive keys: under COLLATE NOCASE 'Ann@Example.org' and
+-- 'ann@example.ORG' are one key. The key holds the folded text, the row
+-- the text as written, which is what reads return.
+CREATE VIRTUAL TABLE logins USING tuplekv_table(email TEXT COLLATE NOCASE PRIMARY KEY, user_id INTEGER);
+INSERT INTO logins VALUES ('Ann@Example.org', 10);
+INSERT INTO logins VALUES ('ann@example.ORG', 99);
+SELECT email, user_id FROM logins WHERE email = 'ANN@EXAMPLE.ORG';
+SELECT tuple_repr(k), tuple_repr(v) FROM logins_kv;
