@@ -580,7 +580,12 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   if (!in_order && !all_inexact && (c.sql_order_from >= 0 || c.collation_keyed)) {
     PlanRequest as_sorted = req;
     for (PlanColumn& pc : as_sorted.columns) pc.exact = true;
-    in_order = plan_scan(as_sorted).order_consumed;
+    const Plan sorted = plan_scan(as_sorted);
+    in_order = sorted.order_consumed;
+    // Run the way that order runs, as the native table reads its index
+    // backwards for a DESC: SQLite's sort keeps rows it finds equal in the
+    // order it got them (ties of ORDER BY c DESC under NOCASE).
+    if (in_order) e.plan.reverse = sorted.reverse;
   }
   const double rows = std::max(e.plan.rows, 2.0);
   e.choice_cost = e.cost + (in_order ? 0 : rows * std::log2(rows) * kSortCost);

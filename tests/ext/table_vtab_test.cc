@@ -198,6 +198,24 @@ TEST_P(TableVtabTest, CollatedKeysAndIndexesBehaveAsNative) {
   EXPECT_THAT(plan("SELECT * FROM k WHERE name = 'x' COLLATE BINARY"), HasSubstr("primary key: full"));
 }
 
+// An ORDER BY on a column whose keys are not in SQLite's order (NOCASE,
+// ANY) is left to SQLite's sort, which keeps tied rows in the order it
+// gets them. A native table reads its index backwards for DESC, so the
+// ties come last key first: the scan must run the same way.
+TEST_P(TableVtabTest, DescendingOrderByKeepsTiesInNativeOrder) {
+  const std::string rows = " VALUES (1, 'a', 2), (2, 'A', 2.0), (3, 'b', 'x'), (4, 'a ', 2), (5, 'B', 'X'), (6, 'a', 2)";
+  ASSERT_NO_FATAL_FAILURE(create_with_native("o", "id INTEGER PRIMARY KEY, c TEXT COLLATE NOCASE, d ANY",
+                                             ", INDEX o_c(c), INDEX o_d(d)",
+                                             "CREATE INDEX n_c ON n(c); CREATE INDEX n_d ON n(d);", rows));
+  expect_as_native({"SELECT id, c FROM @T ORDER BY c DESC",
+                    "SELECT id, c FROM @T WHERE c > 'a' ORDER BY c DESC",
+                    "SELECT id, quote(d) FROM @T ORDER BY d DESC",
+                    "SELECT id, quote(d) FROM @T WHERE d < 'z' ORDER BY d DESC",
+                    "SELECT id, c FROM @T ORDER BY c"},
+                   "o");
+  EXPECT_THAT(plan("SELECT id, c FROM o ORDER BY c DESC"), HasSubstr("index o_c: full reverse"));
+}
+
 // SQLite hands `(a, b) > (x, y)` to a virtual table as `a >= x` and then
 // re-checks the whole comparison, yet still offers the LIMIT: pushing it
 // would stop the scan before rows the re-check drops are made up for.
