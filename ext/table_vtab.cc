@@ -264,7 +264,6 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
     c->types.push_back(col < 0 ? model::ColumnType::kInteger : table.columns[static_cast<size_t>(col)].type);
     const bool keyed = col >= 0 && table.columns[static_cast<size_t>(col)].keyed_by_collation();
     c->key_collations.push_back(keyed ? table.columns[static_cast<size_t>(col)].collation : std::string_view());
-    if (keyed) c->collation_keyed = true;
     c->nullable.push_back(nullable);
     c->column_of.push_back(col);
     const int pos = static_cast<int>(c->columns.size()) - 1;
@@ -577,7 +576,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   // collation keys the order is there though never claimed, so it counts
   // as well.
   bool in_order = e.plan.order_consumed || req.order_by.empty();
-  if (!in_order && !all_inexact && (c.sql_order_from >= 0 || c.collation_keyed)) {
+  if (!in_order && !all_inexact && (c.sql_order_from >= 0 || c.collation_keyed())) {
     PlanRequest as_sorted = req;
     for (PlanColumn& pc : as_sorted.columns) pc.exact = true;
     const Plan sorted = plan_scan(as_sorted);

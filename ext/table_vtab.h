@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/bytes.h"
@@ -35,7 +36,12 @@ struct Candidate {
   // Per position: the column's collation where its key elements are
   // collation keys (model::TableColumn::keyed_by_collation()), else empty.
   std::vector<std::string_view> key_collations;
-  bool collation_keyed = false;           // some position is
+  bool collation_keyed() const {  // some position is
+    for (std::string_view k : key_collations) {
+      if (!k.empty()) return true;
+    }
+    return false;
+  }
   std::vector<bool> nullable;             // per position (index columns may hold NULL)
   std::vector<int> column_of;             // per position: table column, -1 for the rowid
   std::vector<int> position_of;           // per table column (and raw_key): position or -1
