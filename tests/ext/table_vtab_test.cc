@@ -345,6 +345,14 @@ TEST_P(TableVtabTest, WhatSqliteRefusesVirtualTablesComesThroughAndChangesNothin
   // INSERT ... RETURNING is not refused.
   EXPECT_EQ(db_.rows("INSERT INTO users VALUES (9, 'ida', 'eu') RETURNING user_id, name"),
             (Rows{{"9", "ida"}}));
+  // SQLite computes it from the values it passes in, before the table
+  // assigns an implicit key (README, "What SQLite does not tell a virtual
+  // table").
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE implicit USING tuplekv_table(v TEXT" + store_option() + ")"));
+  ASSERT_TRUE(db_.exec("INSERT INTO implicit VALUES ('a')"));
+  EXPECT_EQ(db_.rows("INSERT INTO implicit VALUES ('b') RETURNING rowid, v"), (Rows{{"-1", "b"}}));
+  EXPECT_EQ(db_.value("SELECT last_insert_rowid()"), "2");
+  EXPECT_EQ(db_.value("SELECT rowid FROM implicit WHERE v = 'b'"), "2");
 }
 
 TEST_P(TableVtabTest, ConflictClauses) {
