@@ -271,7 +271,25 @@ class SchemaParser {
       col.value_pos = static_cast<int>(s.values.size() + s.key_copies.size());
       s.key_copies.push_back(k);
     }
-    for (PendingIndex& p : indexes_) {
+    // A primary key of one column declared INTEGER starts as a rowid alias;
+    // WITHOUT ROWID makes its index only at the end of the CREATE TABLE.
+    if (s.key.size() == 1 && integer_declared_[static_cast<size_t>(s.key[0])]) {
+      created_.erase(std::remove(created_.begin(), created_.end(), kKeyIndex), created_.end());
+      created_.push_back(kKeyIndex);
+    }
+    const std::vector<bool> merged = merge_equal_constraints();
+    std::vector<int> number(indexes_.size(), -1);  // pending index -> schema index
+    for (size_t i = 0, n = 0; i < indexes_.size(); ++i) {
+      if (!merged[i]) number[i] = static_cast<int>(n++);
+    }
+    for (std::vector<int>* list : {&created_, &created_after_}) {
+      for (int& i : *list) {
+        if (i != kKeyIndex) i = number[static_cast<size_t>(i)];
+      }
+    }
+    for (size_t i = 0; i < indexes_.size(); ++i) {
+      if (merged[i]) continue;
+      PendingIndex& p = indexes_[i];
       for (const TableIndex& other : s.indexes) {
         if (!p.automatic && iequals(other.name, p.name)) return fail("duplicate index name: " + p.name);
       }
@@ -290,12 +308,6 @@ class SchemaParser {
       s.indexes.push_back(std::move(idx));
     }
     s.name_automatic_indexes(table_);
-    // A primary key of one column declared INTEGER starts as a rowid alias;
-    // WITHOUT ROWID makes its index only at the end of the CREATE TABLE.
-    if (s.key.size() == 1 && integer_declared_[static_cast<size_t>(s.key[0])]) {
-      created_.erase(std::remove(created_.begin(), created_.end(), kKeyIndex), created_.end());
-      created_.push_back(kKeyIndex);
-    }
     std::vector<int> all = created_;
     all.insert(all.end(), created_after_.begin(), created_after_.end());
     s.unique_check_order.assign(all.rbegin(), all.rend());
@@ -316,6 +328,44 @@ class SchemaParser {
 
   Status fail(const std::string& msg) const {
     return Status::InvalidArgument(std::string(module_) + ": " + msg);
+  }
+
+  // SQLite makes one index for the constraints of a CREATE TABLE that name
+  // the same columns in the same order: a UNIQUE equal to an earlier
+  // PRIMARY KEY or UNIQUE makes none, and a PRIMARY KEY equal to an
+  // earlier UNIQUE takes that index over (and its place in created_).
+  // Returns which pending indexes are merged away, and drops them from
+  // created_. Indexes named by INDEX clauses are never merged, as SQLite
+  // never merges a CREATE INDEX.
+  std::vector<bool> merge_equal_constraints() {
+    const TableSchema& s = *out_;
+    std::vector<bool> merged(indexes_.size(), false);
+    auto columns_of = [&](int entry) {
+      std::vector<int> cols;
+      if (entry == kKeyIndex) return s.key;
+      for (const std::string& n : indexes_[static_cast<size_t>(entry)].columns) cols.push_back(s.find_column(n));
+      return cols;
+    };
+    std::vector<int> kept;
+    for (int entry : created_) {
+      const std::vector<int> cols = columns_of(entry);
+      bool unknown = false;
+      for (int c : cols) unknown = unknown || c < 0;  // reported later
+      auto same = kept.end();
+      if (!unknown) {
+        same = std::find_if(kept.begin(), kept.end(), [&](int k) { return columns_of(k) == cols; });
+      }
+      if (same == kept.end()) {
+        kept.push_back(entry);
+      } else if (entry == kKeyIndex) {
+        merged[static_cast<size_t>(*same)] = true;
+        *same = kKeyIndex;
+      } else {
+        merged[static_cast<size_t>(entry)] = true;
+      }
+    }
+    created_ = std::move(kept);
+    return merged;
   }
   Status wrap(const Status& s, std::string_view text) const {
     if (s.ok()) return s;

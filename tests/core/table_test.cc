@@ -96,6 +96,32 @@ TEST(TableSchemaTest, UniqueConstraintsAreAutomaticIndexes) {
   EXPECT_EQ(s.unique_check_order, (std::vector<int>{-1, 0}));  // the rowid first
 }
 
+TEST(TableSchemaTest, EqualConstraintsShareOneIndexAsInSqlite) {
+  TableSchema s;
+  // A UNIQUE equal to the primary key makes no index of its own...
+  ASSERT_TRUE(parse({"a TEXT", "b INT", "PRIMARY KEY(a)", "UNIQUE(a)"}, &s).ok());
+  EXPECT_TRUE(s.indexes.empty());
+  EXPECT_EQ(s.unique_check_order, (std::vector<int>{-1}));
+  // ...nor does one equal to an earlier UNIQUE; columns in another order
+  // are another index.
+  ASSERT_TRUE(parse({"a TEXT", "b INT", "UNIQUE(a, b)", "UNIQUE(a, b)", "UNIQUE(b, a)"}, &s).ok());
+  ASSERT_EQ(s.indexes.size(), 2u);
+  EXPECT_EQ(s.indexes[0].columns, (std::vector<int>{0, 1}));
+  EXPECT_EQ(s.indexes[1].columns, (std::vector<int>{1, 0}));
+  EXPECT_EQ(s.indexes[1].name, "t_autoindex_2");
+  EXPECT_EQ(s.unique_check_order, (std::vector<int>{-1, 1, 0}));
+  // A primary key equal to an earlier UNIQUE takes its index over, and its
+  // place in the order: here the INTEGER key, made last, moves up to it.
+  ASSERT_TRUE(parse({"a INTEGER UNIQUE", "b INT UNIQUE", "PRIMARY KEY(a)"}, &s).ok());
+  ASSERT_EQ(s.indexes.size(), 1u);
+  EXPECT_EQ(s.indexes[0].columns, (std::vector<int>{1}));
+  EXPECT_EQ(s.unique_check_order, (std::vector<int>{0, -1}));
+  // An INDEX clause is a CREATE INDEX, which SQLite never merges.
+  ASSERT_TRUE(parse({"a TEXT PRIMARY KEY", "UNIQUE INDEX again(a)"}, &s).ok());
+  ASSERT_EQ(s.indexes.size(), 1u);
+  EXPECT_EQ(s.unique_check_order, (std::vector<int>{0, -1}));
+}
+
 TEST(TableSchemaTest, InlineKeyImplicitKeyAndDefaults) {
   TableSchema s;
   ASSERT_TRUE(parse({"id INTEGER PRIMARY KEY", "v TEXT DEFAULT (upper('a'))"}, &s).ok());

@@ -522,6 +522,39 @@ TEST_P(TableVtabTest, UniqueConstraints) {
   EXPECT_EQ(db_.error("INSERT INTO v VALUES (10, 'x', 0, 0)"), "UNIQUE constraint failed: v.email");
 }
 
+TEST_P(TableVtabTest, ConstraintsEqualToTheKeyOrEachOtherFailAsNative) {
+  // SQLite makes one index for equal constraints of a CREATE TABLE, so a
+  // UNIQUE equal to the key fails as the key does (SQLITE_CONSTRAINT_PRIMARYKEY),
+  // and the merged index keeps the place the first of them had in the
+  // order constraints are checked in.
+  struct Case {
+    const char* cols;
+    const char* write;
+  };
+  const Case cases[] = {
+      {"a INTEGER NOT NULL, b INTEGER, PRIMARY KEY(a), UNIQUE(a)", "INSERT INTO @T VALUES (1, 9)"},
+      {"a INTEGER NOT NULL UNIQUE, b INTEGER, PRIMARY KEY(a)", "INSERT INTO @T VALUES (1, 9)"},
+      {"a INTEGER NOT NULL UNIQUE, b INTEGER UNIQUE, PRIMARY KEY(a)", "INSERT INTO @T VALUES (1, 9)"},
+      {"a INTEGER NOT NULL UNIQUE, b INTEGER UNIQUE, PRIMARY KEY(a)", "INSERT INTO @T VALUES (1, 2)"},
+      {"a INTEGER NOT NULL, b INTEGER, PRIMARY KEY(a), UNIQUE(a, b), UNIQUE(a, b)",
+       "UPDATE @T SET a = 1 WHERE a = 2"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(std::string(c.cols) + ": " + c.write);
+    create_with_native("u", c.cols, "", "", " VALUES (1, 2), (2, 3), (3, 4)");
+    const std::string native = db_.error(on(c.write, "n"));
+    const int native_code = db_.error_code(on(c.write, "n"));
+    std::string expected = native;
+    for (size_t at = expected.find("n."); at != std::string::npos; at = expected.find("n.", at)) {
+      expected.replace(at, 2, "u.");
+    }
+    EXPECT_EQ(db_.error(on(c.write, "u")), expected);
+    EXPECT_EQ(db_.error_code(on(c.write, "u")), native_code);
+    EXPECT_EQ(db_.value("SELECT tuplekv_check('u')"), "ok");
+    ASSERT_TRUE(db_.exec("DROP TABLE u; DROP TABLE n"));
+  }
+}
+
 TEST(TableVtabPlanTest, CompositeKeysTypedRangesAndAnyKeys) {
   Db db;
   ASSERT_TRUE(db.exec(
