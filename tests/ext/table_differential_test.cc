@@ -3,11 +3,12 @@
 // KEY) with the same CREATE INDEXes, in the same database.
 //
 // Each round draws a random schema (0-3 key columns of every type, in any
-// order relative to the declaration, 0-3 value columns, NOT NULL, COLLATE
-// NOCASE or RTRIM on TEXT and ANY columns, keys and indexes included, 0-2
-// indexes, store=sqlite or memory), then runs random statements on both
-// tables: INSERT (one or several rows, every conflict clause, INSERT ...
-// SELECT), UPDATE of values and of keys, DELETE, queries with =, IN lists
+// order relative to the declaration, 0-3 value columns, NOT NULL, DEFAULT,
+// COLLATE NOCASE or RTRIM on TEXT and ANY columns, keys and indexes
+// included, 0-2 indexes, unique ones declared as INDEX or as UNIQUE
+// constraints, store=sqlite or memory), then runs random statements on both
+// tables: INSERT (one or several rows, with or without a column list, every
+// conflict clause, INSERT ... SELECT), UPDATE of values and of keys, DELETE, queries with =, IN lists
 // and subqueries, ranges, row-value comparisons, BETWEEN, LIKE/GLOB,
 // IS [NOT] NULL, !=, OR, ORDER BY/LIMIT/OFFSET, aggregates and self-joins,
 // inside random transactions and savepoints. Every result, error code and message must be
@@ -81,11 +82,18 @@ struct Column {
   bool key = false;
   bool not_null = false;
   const char* collation = nullptr;  // NOCASE or RTRIM (TEXT and ANY only)
+  std::string default_value;        // a literal of the column's type; empty: none
 };
 
 struct Index {
   std::vector<std::string> columns;
   bool unique = false;
+  // Where a unique index is declared: kIndexClause as INDEX (native: a
+  // CREATE UNIQUE INDEX after the table), or as a UNIQUE constraint of the
+  // CREATE TABLE (an automatic index) before or after the PRIMARY KEY
+  // clause, or on its column. SQLite checks uniqueness in the order the
+  // indexes were made.
+  enum Place { kIndexClause, kBeforeKey, kAfterKey, kOnColumn } place = kIndexClause;
 };
 
 class TableDiff {
@@ -101,6 +109,7 @@ class TableDiff {
     kv_ = kv;
     ref_ = ref;
     make_schema();
+    if (std::getenv("TUPLEKV_DIFF_TRACE") != nullptr) std::printf("schema: %s\n", describe().c_str());
     ASSERT_TRUE(kv->exec(vtab_ddl())) << vtab_ddl();
     ASSERT_TRUE(ref->exec(native_ddl())) << native_ddl();
     bool in_txn = false;
@@ -196,12 +205,25 @@ class TableDiff {
       // are visited in, which differs over ANY key columns (tuple order
       // against SQLite's; see ext/table_vtab.cc).
       idx.unique = pick(4) == 0 && !any_key;
+      if (idx.unique) {
+        idx.place = static_cast<Index::Place>(pick(idx.columns.size() == 1 ? 4 : 3));
+      }
       indexes_.push_back(idx);
     }
     for (Column& c : columns_) {
       if (c.type != std::string("TEXT") && c.type != std::string("ANY")) continue;
       if (pick(4) == 0) c.collation = pick(2) == 0 ? "NOCASE" : "RTRIM";
     }
+    // Defaults, of the column's own type. SQLite hands a virtual table NULL
+    // for an omitted column and for an explicit NULL alike, so a column
+    // with a default is never given NULL (README, "What SQLite does not
+    // tell a virtual table"): only leaving it out of an INSERT's column
+    // list shows its default.
+    strict_ = true;
+    for (Column& c : columns_) {
+      if (pick(4) == 0) c.default_value = value_of(c.type);
+    }
+    strict_ = false;
   }
 
   // SQLite 3.40's own DELETE or UPDATE can change fewer rows than its
@@ -226,14 +248,26 @@ class TableDiff {
   }
   bool in_unique_index(const std::string& column) const { return unique_indexes_with(column) > 0; }
 
+  // The CREATE TABLE's columns and constraints, the same for both tables.
   std::string column_defs() const {
     std::string s;
     for (const Column& c : columns_) {
       if (!s.empty()) s += ", ";
       s += c.name + " " + c.type + (c.not_null ? " NOT NULL" : "");
+      if (!c.default_value.empty()) s += " DEFAULT " + c.default_value;
+      for (const Index& i : indexes_) {
+        if (i.place == Index::kOnColumn && i.columns[0] == c.name) s += " UNIQUE";
+      }
       if (c.collation != nullptr) s += std::string(" COLLATE ") + c.collation;
     }
+    auto constraints = [&](Index::Place place) {
+      for (const Index& i : indexes_) {
+        if (i.place == place) s += ", UNIQUE(" + join(i.columns) + ")";
+      }
+    };
+    constraints(Index::kBeforeKey);
     if (!key_.empty()) s += ", PRIMARY KEY(" + join(key_) + ")";
+    constraints(Index::kAfterKey);
     return s;
   }
   static std::string join(const std::vector<std::string>& v) {
@@ -244,6 +278,7 @@ class TableDiff {
   std::string vtab_ddl() const {
     std::string s = "CREATE VIRTUAL TABLE t USING tuplekv_table(" + column_defs();
     for (size_t i = 0; i < indexes_.size(); ++i) {
+      if (indexes_[i].place != Index::kIndexClause) continue;
       s += std::string(indexes_[i].unique ? ", UNIQUE" : ",") + " INDEX t_i" + std::to_string(i) + "(" +
            join(indexes_[i].columns) + ")";
     }
@@ -253,6 +288,7 @@ class TableDiff {
     std::string s = "CREATE TABLE t(" + column_defs() + ") STRICT" +
                     (key_.empty() ? "" : ", WITHOUT ROWID") + ";";
     for (size_t i = 0; i < indexes_.size(); ++i) {
+      if (indexes_[i].place != Index::kIndexClause) continue;
       s += std::string(indexes_[i].unique ? " CREATE UNIQUE INDEX" : " CREATE INDEX") + " t_i" +
            std::to_string(i) + " ON t(" + join(indexes_[i].columns) + ");";
     }
@@ -282,7 +318,7 @@ class TableDiff {
     return one_of(kAll);
   }
   std::string maybe_null(const Column& c) {
-    if (pick(c.not_null ? 60 : 8) == 0) return "NULL";
+    if (c.default_value.empty() && pick(c.not_null ? 60 : 8) == 0) return "NULL";
     return value_of(c.type);
   }
   const Column& any_column() { return columns_[static_cast<size_t>(pick(static_cast<int>(columns_.size())))]; }
@@ -419,8 +455,7 @@ class TableDiff {
     switch (pick(20)) {
       case 0:
       case 1:
-      case 2:
-      case 3: {
+      case 2: {
         const std::string clause = pick(12) == 0 ? kConflict[5] : kConflict[pick(5)];
         std::string s = "INSERT" + clause + " INTO @T VALUES ";
         const int rows = pick(3);
@@ -428,6 +463,28 @@ class TableDiff {
         // inside a transaction a type error keeps the rows before it.
         strict_ = rows > 0 && (risky_clause(clause) || key_.empty());
         for (int n = rows; n >= 0; --n) s += values_row() + (n > 0 ? ", " : "");
+        return s;
+      }
+      case 3: {
+        // A column list in any order that may leave columns out: they take
+        // their default, or NULL (an error for NOT NULL and key columns).
+        const std::string clause = kConflict[pick(5)];
+        std::vector<size_t> listed;
+        for (size_t i = 0; i < columns_.size(); ++i) {
+          if (pick(3) != 0) listed.push_back(i);
+        }
+        std::shuffle(listed.begin(), listed.end(), rng_);
+        if (listed.empty()) return "INSERT" + clause + " INTO @T DEFAULT VALUES";
+        std::string s = "INSERT" + clause + " INTO @T(";
+        for (size_t n = 0; n < listed.size(); ++n) s += (n ? ", " : "") + columns_[listed[n]].name;
+        s += ") VALUES ";
+        const int rows = pick(3);
+        strict_ = rows > 0 && (risky_clause(clause) || key_.empty());
+        for (int r = rows; r >= 0; --r) {
+          s += "(";
+          for (size_t n = 0; n < listed.size(); ++n) s += (n ? ", " : "") + maybe_null(columns_[listed[n]]);
+          s += std::string(")") + (r > 0 ? ", " : "");
+        }
         return s;
       }
       case 4: {
