@@ -139,6 +139,18 @@ TEST_P(TableVtabTest, CollatedValueColumnsBehaveAsNative) {
 // the collation fail, are ignored or replace as natively; the keys found by
 // a range or IN list follow the collation; a comparison under another
 // collation is left to SQLite.
+TEST_P(TableVtabTest, JoinAcrossCollationsComparesUnderTheLeftColumns) {
+  // x.c0 = y.c1 compares under c0's RTRIM, so 'a ' meets 'a', whatever
+  // index could serve y.c1 (SQLite 3.40 misses the pair on a rowid table
+  // it reads through an automatic index: README, "Known difference").
+  create_with_native("j", "k INTEGER PRIMARY KEY, c0 TEXT COLLATE RTRIM, c1 TEXT", ", INDEX j_c1(c1)",
+                     "CREATE INDEX n_c1 ON n(c1);", " VALUES (1, 'a ', NULL), (2, 'b', 'a')");
+  const Rows expected{{"a ", "a"}};
+  EXPECT_EQ(db_.rows("SELECT x.c0, y.c1 FROM j x JOIN j y ON x.c0 = y.c1"), expected);
+  EXPECT_EQ(db_.rows("SELECT x.c0, y.c1 FROM j x JOIN j y ON y.c1 = x.c0"), Rows{});  // BINARY
+  EXPECT_EQ(db_.rows("SELECT x.c0, y.c1 FROM n x JOIN n y ON +x.c0 = +y.c1"), expected);
+}
+
 TEST_P(TableVtabTest, CollatedKeysAndIndexesBehaveAsNative) {
   ASSERT_NO_FATAL_FAILURE(create_with_native(
       "k", "name TEXT COLLATE NOCASE, n INTEGER, tag ANY COLLATE RTRIM UNIQUE, v ANY COLLATE NOCASE, w INT,"
