@@ -10,7 +10,8 @@
 // tables: INSERT (one or several rows, with or without a column list, every
 // conflict clause, INSERT ... SELECT), UPDATE of values and of keys, DELETE, queries with =, IN lists
 // and subqueries, ranges, row-value comparisons, BETWEEN, LIKE/GLOB,
-// IS [NOT] NULL, !=, OR, ORDER BY/LIMIT/OFFSET, aggregates and self-joins,
+// IS [NOT] NULL, !=, OR, ORDER BY/LIMIT/OFFSET, aggregates, DISTINCT,
+// compound SELECTs, correlated subqueries, window functions and self-joins,
 // inside random transactions and savepoints. Every result, error code and message must be
 // equal (table names aside); after each write the whole content is compared
 // and tuplekv_check() must say 'ok'.
@@ -333,6 +334,12 @@ class TableDiff {
     if (exact.empty()) return nullptr;
     return exact[static_cast<size_t>(pick(static_cast<int>(exact.size())))];
   }
+  // A column of `a`'s collation: `a` itself unless one drawn shares it.
+  const Column& same_collation_column(const Column& a) {
+    const Column& drawn = any_column();
+    const std::string want = a.collation != nullptr ? a.collation : "";
+    return want == (drawn.collation != nullptr ? drawn.collation : "") ? drawn : a;
+  }
   const Column& key_or_any_column() {
     if (!key_.empty() && pick(2)) {
       const std::string& k = key_[static_cast<size_t>(pick(static_cast<int>(key_.size())))];
@@ -452,7 +459,7 @@ class TableDiff {
   std::string statement_text() {
     static const char* kConflict[] = {"", " OR IGNORE", " OR REPLACE", " OR FAIL", " OR ABORT", " OR ROLLBACK"};
     static const char* kNoFail[] = {"", " OR IGNORE", " OR REPLACE", " OR ABORT"};
-    switch (pick(20)) {
+    switch (pick(24)) {
       case 0:
       case 1:
       case 2: {
@@ -580,11 +587,7 @@ class TableDiff {
         // Under different collations the comparison takes x.a's, but
         // SQLite 3.40 reads its own table through an automatic index
         // under y.b's and misses rows (README, "Known difference").
-        const Column& drawn = any_column();
-        const Column& b = std::string(a.collation != nullptr ? a.collation : "") ==
-                                  std::string(drawn.collation != nullptr ? drawn.collation : "")
-                              ? drawn
-                              : a;
+        const Column& b = same_collation_column(a);
         // Over columns of different types, x.a = y.b can hold for values
         // that differ ('2' and '2.0' both equal 2), and native SQLite then
         // takes y.b as fixed by x's row and leaves that ORDER BY term
@@ -596,6 +599,40 @@ class TableDiff {
       }
       case 16:
         return "SELECT " + select_list() + " FROM @T WHERE " + key_match();
+      case 19: {
+        // DISTINCT over a column whose equal values are the same value
+        // (which of 2 and 2.0 DISTINCT keeps depends on visiting order).
+        const Column* e = exact_column();
+        if (e == nullptr) return "SELECT count(*) FROM @T" + where();
+        return "SELECT DISTINCT quote(" + e->name + ") FROM @T" + where() + " ORDER BY " + e->name +
+               (pick(2) ? " DESC" : "");
+      }
+      case 20: {
+        const Column* e = exact_column();
+        if (e == nullptr) return "SELECT count(*) FROM @T" + where();
+        static const char* kCompound[] = {" UNION ", " UNION ALL ", " EXCEPT ", " INTERSECT "};
+        return "SELECT quote(" + e->name + ") FROM @T" + where() + one_of(kCompound) + "SELECT quote(" +
+               e->name + ") FROM @T" + where() + " ORDER BY 1";
+      }
+      case 21: {
+        // Correlated subqueries, over columns of one collation (see case 15).
+        const Column& a = any_column();
+        const Column& b = same_collation_column(a);
+        if (pick(2)) {
+          return "SELECT " + select_list("x.") + " FROM @T x WHERE " + (pick(2) ? "" : "NOT ") +
+                 "EXISTS (SELECT 1 FROM @T y WHERE y." + b.name + " = x." + a.name + " AND (" +
+                 key_order("y.") + ") != (" + key_order("x.") + "))" + " ORDER BY " + key_order("x.");
+        }
+        return "SELECT " + select_list("x.") + ", (SELECT count(*) FROM @T y WHERE y." + b.name + " < x." +
+               a.name + ") FROM @T x" + where() + " ORDER BY " + key_order("x.");
+      }
+      case 22: {
+        // Window functions, ordered so that no two rows tie.
+        const Column& c = any_column();
+        return "SELECT " + select_list() + ", row_number() OVER (ORDER BY " + key_order() +
+               (pick(2) ? " DESC" : "") + "), count(*) OVER (PARTITION BY " + c.name + " ORDER BY " +
+               key_order() + ") FROM @T" + where() + " ORDER BY " + key_order();
+      }
       case 17: {
         std::string s = "SELECT " + select_list() + " FROM @T" + where() + " ORDER BY " + key_order();
         if (pick(3) == 0) s += " DESC";
