@@ -204,7 +204,7 @@ class SchemaParser {
       TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&k), text));
       if (!is_word(k, "KEY")) return fail("expected PRIMARY KEY(columns...), got '" + std::string(text) + "'");
       std::vector<std::string> cols;
-      TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &cols));
+      TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &cols, &pk_desc_));
       if (!pk_names_.empty() || inline_pk_ >= 0) return fail("more than one PRIMARY KEY");
       if (cols.empty()) return fail("PRIMARY KEY needs at least one column");
       pk_names_ = std::move(cols);
@@ -260,6 +260,14 @@ class SchemaParser {
       s.columns[static_cast<size_t>(c)].not_null = true;
       s.key.push_back(c);
     }
+    for (const ListedCollation& l : listed_collations_) {
+      const int c = s.find_column(l.column);
+      if (c >= 0 && !iequals(s.columns[static_cast<size_t>(c)].collation, l.collation)) {
+        return fail("COLLATE " + l.collation + " in '" + l.clause + "' differs from column " + l.column +
+                    "'s collation " + std::string(s.columns[static_cast<size_t>(c)].collation) +
+                    " (declare the collation on the column)");
+      }
+    }
     for (size_t c = 0; c < s.columns.size(); ++c) {
       if (s.columns[c].key_pos >= 0) continue;
       s.columns[c].value_pos = static_cast<int>(s.values.size());
@@ -271,9 +279,10 @@ class SchemaParser {
       col.value_pos = static_cast<int>(s.values.size() + s.key_copies.size());
       s.key_copies.push_back(k);
     }
-    // A primary key of one column declared INTEGER starts as a rowid alias;
-    // WITHOUT ROWID makes its index only at the end of the CREATE TABLE.
-    if (s.key.size() == 1 && integer_declared_[static_cast<size_t>(s.key[0])]) {
+    // A primary key of one column declared INTEGER (not DESC) starts as a
+    // rowid alias; WITHOUT ROWID makes its index only at the end of the
+    // CREATE TABLE.
+    if (s.key.size() == 1 && integer_declared_[static_cast<size_t>(s.key[0])] && !pk_desc_) {
       created_.erase(std::remove(created_.begin(), created_.end(), kKeyIndex), created_.end());
       created_.push_back(kKeyIndex);
     }
@@ -372,8 +381,15 @@ class SchemaParser {
     return fail(s.message() + " in '" + std::string(text) + "'");
   }
 
-  // ( name [ASC|DESC] [, ...] ) and nothing after.
-  Status name_list(Lexer* lx, std::string_view text, std::vector<std::string>* out) {
+  // ( name [COLLATE c] [ASC|DESC] [, ...] ) and nothing after. ASC and
+  // DESC change no result (tuple keys sort ascending, and a reverse scan
+  // serves ORDER BY ... DESC), so they are accepted and ignored, as in
+  // declarations written for a native table. A COLLATE must name the
+  // column's own collation (checked in finish(), once columns are known):
+  // another would change what the index holds unique.
+  // *first_desc (optional) says whether the first column was DESC.
+  Status name_list(Lexer* lx, std::string_view text, std::vector<std::string>* out,
+                   bool* first_desc = nullptr) {
     Token t;
     TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
     if (!is_punct(t, '(')) return fail("expected '(' in '" + std::string(text) + "'");
@@ -382,16 +398,15 @@ class SchemaParser {
       if (!is_name(t)) return fail("expected a column name in '" + std::string(text) + "'");
       out->push_back(t.text);
       TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
-      if (is_word(t, "ASC")) TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
-      // Say why rather than "expected ','": tuple keys have one order, and
-      // a column's collation comes from its declaration.
-      if (is_word(t, "DESC")) {
-        return fail("DESC is not supported in '" + std::string(text) + "' (keys sort ascending; ORDER BY " +
-                    out->back() + " DESC reads them in reverse)");
-      }
       if (is_word(t, "COLLATE")) {
-        return fail("COLLATE in '" + std::string(text) + "' is not supported (declare the collation on column " +
-                    out->back() + ")");
+        TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+        if (!is_name(t)) return fail("expected a collation name in '" + std::string(text) + "'");
+        listed_collations_.push_back({out->back(), t.text, std::string(text)});
+        TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+      }
+      if (is_word(t, "ASC") || is_word(t, "DESC")) {
+        if (first_desc != nullptr && out->size() == 1) *first_desc = is_word(t, "DESC");
+        TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
       }
       if (is_punct(t, ',')) continue;
       if (is_punct(t, ')')) break;
@@ -483,8 +498,9 @@ class SchemaParser {
         if (!is_word(t, "KEY")) return fail("expected PRIMARY KEY in '" + std::string(text) + "'");
         is_pk = true;
         created_.push_back(kKeyIndex);
-      } else if (is_word(t, "ASC") && is_pk) {
-        // PRIMARY KEY ASC
+      } else if ((is_word(t, "ASC") || is_word(t, "DESC")) && is_pk) {
+        // PRIMARY KEY ASC or DESC: keys sort ascending either way
+        pk_desc_ = is_word(t, "DESC");
       } else if (is_word(t, "COLLATE")) {
         TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
         if (!is_name(t)) return fail("expected a collation name in '" + std::string(text) + "'");
@@ -542,6 +558,14 @@ class SchemaParser {
   std::string_view table_;
   TableSchema* out_;
   std::vector<std::string> pk_names_;
+  bool pk_desc_ = false;  // a one-column primary key declared DESC
+  // COLLATE clauses inside column lists: column, collation, the clause.
+  struct ListedCollation {
+    std::string column;
+    std::string collation;
+    std::string clause;
+  };
+  std::vector<ListedCollation> listed_collations_;
   int inline_pk_ = -1;
   // SQLite checks uniqueness index by index, the last created first (each
   // new index goes to the head of its list). Creation order while the

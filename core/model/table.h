@@ -32,9 +32,12 @@
 // compares that column; the value itself is then also stored with the row
 // (`key_copies` below). Table constraints: PRIMARY KEY(cols...)
 // in any column order, UNIQUE(cols...), INDEX name(cols...), UNIQUE INDEX
-// name(cols...).
+// name(cols...); a listed column may say ASC or DESC (no effect: keys sort
+// ascending) and COLLATE with its own collation (any other is an error).
 // Key columns are NOT NULL. A UNIQUE constraint is kept as an automatic
-// unique index (TableIndex::automatic).
+// unique index (TableIndex::automatic); as in SQLite, a UNIQUE naming the
+// primary key's columns or an earlier UNIQUE's, in the same order, makes
+// none.
 //
 // Values follow a STRICT table (coerce()): INTEGER takes integers, reals
 // with an exact integer value and text that SQLite's numeric affinity turns

@@ -122,6 +122,18 @@ TEST(TableSchemaTest, EqualConstraintsShareOneIndexAsInSqlite) {
   EXPECT_EQ(s.unique_check_order, (std::vector<int>{0, -1}));
 }
 
+TEST(TableSchemaTest, AscDescAndTheColumnsOwnCollationAreAcceptedInLists) {
+  TableSchema s;
+  ASSERT_TRUE(parse({"a INT", "b TEXT COLLATE NOCASE", "PRIMARY KEY(a DESC, b ASC)",
+                     "INDEX i(b COLLATE nocase DESC, a)", "UNIQUE(b COLLATE NOCASE)"},
+                    &s)
+                  .ok());
+  EXPECT_EQ(s.key, (std::vector<int>{0, 1}));
+  ASSERT_EQ(s.indexes.size(), 2u);
+  EXPECT_EQ(s.indexes[0].columns, (std::vector<int>{1, 0}));
+  EXPECT_EQ(s.indexes[1].columns, (std::vector<int>{1}));
+}
+
 TEST(TableSchemaTest, InlineKeyImplicitKeyAndDefaults) {
   TableSchema s;
   ASSERT_TRUE(parse({"id INTEGER PRIMARY KEY", "v TEXT DEFAULT (upper('a'))"}, &s).ok());
@@ -188,12 +200,12 @@ TEST(TableSchemaTest, Errors) {
             "tuplekv_table: PRIMARY KEY names column 'a' twice");
   EXPECT_EQ(parse_error({"a INT CHECK(a > 0)"}),
             "tuplekv_table: unsupported column constraint 'CHECK' for column t.a");
-  EXPECT_EQ(parse_error({"a INT", "b INT", "PRIMARY KEY(a DESC, b)"}),
-            "tuplekv_table: DESC is not supported in 'PRIMARY KEY(a DESC, b)' (keys sort ascending; "
-            "ORDER BY a DESC reads them in reverse)");
   EXPECT_EQ(parse_error({"a INT", "b TEXT", "INDEX i(a, b COLLATE NOCASE)"}),
-            "tuplekv_table: COLLATE in 'INDEX i(a, b COLLATE NOCASE)' is not supported (declare the "
-            "collation on column b)");
+            "tuplekv_table: COLLATE NOCASE in 'INDEX i(a, b COLLATE NOCASE)' differs from column b's "
+            "collation BINARY (declare the collation on the column)");
+  EXPECT_EQ(parse_error({"a INT", "b TEXT COLLATE NOCASE", "UNIQUE(b COLLATE binary DESC)"}),
+            "tuplekv_table: COLLATE binary in 'UNIQUE(b COLLATE binary DESC)' differs from column b's "
+            "collation NOCASE (declare the collation on the column)");
   EXPECT_EQ(parse_error({"a TEXT COLLATE UNICODE"}),
             "tuplekv_table: column t.a: no such collation sequence: UNICODE (use BINARY, NOCASE or RTRIM)");
   EXPECT_EQ(parse_error({"a INT", "UNIQUE(b)"}), "tuplekv_table: UNIQUE names unknown column 'b'");

@@ -84,6 +84,7 @@ struct Column {
   bool not_null = false;
   const char* collation = nullptr;  // NOCASE or RTRIM (TEXT and ANY only)
   std::string default_value;        // a literal of the column's type; empty: none
+  const char* key_direction = "";   // " ASC", " DESC" or "" in the PRIMARY KEY list
 };
 
 struct Index {
@@ -187,6 +188,8 @@ class TableDiff {
       columns_[static_cast<size_t>(order[static_cast<size_t>(k)])].key = true;
       columns_[static_cast<size_t>(order[static_cast<size_t>(k)])].not_null = true;
       key_.push_back(columns_[static_cast<size_t>(order[static_cast<size_t>(k)])].name);
+      static const char* kDirections[] = {"", "", " ASC", " DESC"};
+      columns_[static_cast<size_t>(order[static_cast<size_t>(k)])].key_direction = one_of(kDirections);
     }
     for (Column& c : columns_) {
       if (!c.key && pick(5) == 0) c.not_null = true;
@@ -267,7 +270,17 @@ class TableDiff {
       }
     };
     constraints(Index::kBeforeKey);
-    if (!key_.empty()) s += ", PRIMARY KEY(" + join(key_) + ")";
+    if (!key_.empty()) {
+      // The key's directions (an INTEGER key declared DESC gets its index
+      // earlier in SQLite, which changes the order constraints are checked in).
+      std::string keys;
+      for (const std::string& k : key_) {
+        for (const Column& c : columns_) {
+          if (c.name == k) keys += (keys.empty() ? "" : ", ") + k + c.key_direction;
+        }
+      }
+      s += ", PRIMARY KEY(" + keys + ")";
+    }
     constraints(Index::kAfterKey);
     return s;
   }
