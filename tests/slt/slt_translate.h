@@ -9,8 +9,8 @@
 // accept an ordinary table's column list. The one adaptation: SQLite
 // refuses CREATE INDEX on a virtual table, so CREATE [UNIQUE] INDEX on a
 // translated table is folded into its declaration as [UNIQUE] INDEX
-// name(cols) (ASC/DESC dropped: an index's order does not change results)
-// and the runner rebuilds the table with its rows. Temporary tables, AS
+// name(cols), ASC/DESC kept as written (tuplekv_table accepts them), and
+// the runner rebuilds the table with its rows. Temporary tables, AS
 // SELECT and table options stay native; expression and partial indexes
 // are not applicable.
 #ifndef TUPLEKV_TESTS_SLT_SLT_TRANSLATE_H_
@@ -106,6 +106,7 @@ inline std::string join(const std::vector<Token>& t, size_t from, size_t to) {
 struct IndexDef {
   std::string name;                  // as written
   std::vector<std::string> columns;  // as written
+  std::vector<std::string> orders;   // per column: " ASC", " DESC" or ""
   bool unique = false;
 };
 
@@ -141,16 +142,20 @@ inline std::vector<std::vector<Token>> split_list(const std::vector<Token>& t, s
   return {};
 }
 
-// Column names of an index or key list, without ASC/DESC/COLLATE BINARY.
-// False for expressions.
-inline bool column_list(const std::vector<std::vector<Token>>& items, std::vector<std::string>* out) {
+// Column names of an index or key list, and each one's ASC/DESC (" DESC",
+// " ASC" or ""). False for expressions.
+inline bool column_list(const std::vector<std::vector<Token>>& items, std::vector<std::string>* out,
+                        std::vector<std::string>* orders) {
   for (const std::vector<Token>& item : items) {
-    if (item.empty() || !item[0].word) return false;
-    for (size_t i = 1; i < item.size(); ++i) {
-      const std::string u = upper(item[i].text);
+    if (item.empty() || !item[0].word || item.size() > 2) return false;
+    std::string order;
+    if (item.size() == 2) {
+      const std::string u = upper(item[1].text);
       if (u != "ASC" && u != "DESC") return false;
+      order = " " + item[1].text;
     }
     out->push_back(item[0].text);
+    orders->push_back(order);
   }
   return !out->empty();
 }
@@ -228,7 +233,7 @@ inline Parse parse_create_index(std::string_view sql, CreateIndex* out, std::str
   out->table = normalize_identifier(t[i++].text);
   size_t end = 0;
   if (t[i].text != "(" ||
-      !column_list(split_list(t, i, &end), &out->index.columns) || end + 1 != t.size()) {
+      !column_list(split_list(t, i, &end), &out->index.columns, &out->index.orders) || end + 1 != t.size()) {
     *why = "expression or partial index";
     return Parse::kUnsupported;
   }
@@ -258,13 +263,12 @@ inline std::string render_tuplekv(const TableDef& table, const std::string& name
     first = false;
   };
   for (const std::string& item : table.items) add(item);
-  auto list = [](const std::vector<std::string>& v) {
-    std::string out;
-    for (const std::string& x : v) out += (out.empty() ? "" : ", ") + x;
-    return out;
-  };
   for (const IndexDef& i : table.indexes) {
-    add(std::string(i.unique ? "UNIQUE " : "") + "INDEX " + i.name + "(" + list(i.columns) + ")");
+    std::string cols;
+    for (size_t c = 0; c < i.columns.size(); ++c) {
+      cols += (c ? ", " : "") + i.columns[c] + (c < i.orders.size() ? i.orders[c] : "");
+    }
+    add(std::string(i.unique ? "UNIQUE " : "") + "INDEX " + i.name + "(" + cols + ")");
   }
   if (!store.empty()) add("store=" + std::string(store));
   return s + ")";
