@@ -204,7 +204,7 @@ class SchemaParser {
       TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&k), text));
       if (!is_word(k, "KEY")) return fail("expected PRIMARY KEY(columns...), got '" + std::string(text) + "'");
       std::vector<std::string> cols;
-      TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &cols, &pk_desc_));
+      TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &cols));
       if (!pk_names_.empty() || inline_pk_ >= 0) return fail("more than one PRIMARY KEY");
       if (cols.empty()) return fail("PRIMARY KEY needs at least one column");
       pk_names_ = std::move(cols);
@@ -279,9 +279,10 @@ class SchemaParser {
       col.value_pos = static_cast<int>(s.values.size() + s.key_copies.size());
       s.key_copies.push_back(k);
     }
-    // A primary key of one column declared INTEGER (not DESC) starts as a
-    // rowid alias; WITHOUT ROWID makes its index only at the end of the
-    // CREATE TABLE.
+    // A primary key of one column declared INTEGER starts as a rowid
+    // alias; WITHOUT ROWID makes its index only at the end of the CREATE
+    // TABLE. SQLite's quirk: `a INTEGER PRIMARY KEY DESC` is no alias,
+    // `PRIMARY KEY(a DESC)` is.
     if (s.key.size() == 1 && integer_declared_[static_cast<size_t>(s.key[0])] && !pk_desc_) {
       created_.erase(std::remove(created_.begin(), created_.end(), kKeyIndex), created_.end());
       created_.push_back(kKeyIndex);
@@ -387,9 +388,7 @@ class SchemaParser {
   // declarations written for a native table. A COLLATE must name the
   // column's own collation (checked in finish(), once columns are known):
   // another would change what the index holds unique.
-  // *first_desc (optional) says whether the first column was DESC.
-  Status name_list(Lexer* lx, std::string_view text, std::vector<std::string>* out,
-                   bool* first_desc = nullptr) {
+  Status name_list(Lexer* lx, std::string_view text, std::vector<std::string>* out) {
     Token t;
     TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
     if (!is_punct(t, '(')) return fail("expected '(' in '" + std::string(text) + "'");
@@ -404,10 +403,7 @@ class SchemaParser {
         listed_collations_.push_back({out->back(), t.text, std::string(text)});
         TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
       }
-      if (is_word(t, "ASC") || is_word(t, "DESC")) {
-        if (first_desc != nullptr && out->size() == 1) *first_desc = is_word(t, "DESC");
-        TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
-      }
+      if (is_word(t, "ASC") || is_word(t, "DESC")) TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
       if (is_punct(t, ',')) continue;
       if (is_punct(t, ')')) break;
       return fail("expected ',' or ')' in '" + std::string(text) + "'");
@@ -558,7 +554,7 @@ class SchemaParser {
   std::string_view table_;
   TableSchema* out_;
   std::vector<std::string> pk_names_;
-  bool pk_desc_ = false;  // a one-column primary key declared DESC
+  bool pk_desc_ = false;  // declared `PRIMARY KEY DESC` on its column
   // COLLATE clauses inside column lists: column, collation, the clause.
   struct ListedCollation {
     std::string column;

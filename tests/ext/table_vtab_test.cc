@@ -551,10 +551,12 @@ TEST_P(TableVtabTest, ConstraintsEqualToTheKeyOrEachOtherFailAsNative) {
       {"a INTEGER NOT NULL, b INTEGER, PRIMARY KEY(a), UNIQUE(a, b), UNIQUE(a, b)",
        "UPDATE @T SET a = 1 WHERE a = 2"},
       // DESC changes no order tuplekv keeps, but an INTEGER key declared
-      // DESC gets its index where it is declared, not last.
+      // `PRIMARY KEY DESC` on its column gets its index where it is
+      // declared, not last (`PRIMARY KEY(a DESC)` still last: SQLite's quirk).
       {"a INTEGER NOT NULL PRIMARY KEY, b INTEGER UNIQUE", "INSERT INTO @T VALUES (1, 2)"},
       {"a INTEGER NOT NULL PRIMARY KEY DESC, b INTEGER UNIQUE", "INSERT INTO @T VALUES (1, 2)"},
       {"a INTEGER NOT NULL, b INTEGER UNIQUE, PRIMARY KEY(a DESC)", "INSERT INTO @T VALUES (1, 2)"},
+      {"b INTEGER, a INTEGER NOT NULL, PRIMARY KEY(a DESC), UNIQUE(a, b)", "INSERT INTO @T VALUES (1, 2)"},
       {"a INTEGER NOT NULL, b INTEGER, PRIMARY KEY(a), UNIQUE(b DESC, a ASC)",
        "INSERT INTO @T VALUES (1, 2)"},
   };
