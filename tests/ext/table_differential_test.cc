@@ -347,11 +347,16 @@ class TableDiff {
     if (exact.empty()) return nullptr;
     return exact[static_cast<size_t>(pick(static_cast<int>(exact.size())))];
   }
-  // A column of `a`'s collation: `a` itself unless one drawn shares it.
+  // A column to compare with `a` in a join: `a` itself unless one drawn
+  // has its collation and, under NOCASE or RTRIM, its type too. SQLite
+  // 3.40 answers such a join for its own table through an automatic index
+  // that misses rows when the columns differ in collation, or in affinity
+  // under NOCASE/RTRIM (README, "Known difference").
   const Column& same_collation_column(const Column& a) {
     const Column& drawn = any_column();
     const std::string want = a.collation != nullptr ? a.collation : "";
-    return want == (drawn.collation != nullptr ? drawn.collation : "") ? drawn : a;
+    if (want != (drawn.collation != nullptr ? drawn.collation : "")) return a;
+    return a.collation == nullptr || drawn.type == a.type ? drawn : a;
   }
   const Column& key_or_any_column() {
     if (!key_.empty() && pick(2)) {
