@@ -962,6 +962,9 @@ struct TableCursor : sqlite3_vtab_cursor {
   uint64_t remaining_ = 0;
   Bytes fetch_key_;
   model::TableLayout::Elements row_, indexed_, key_parts_;
+  // Row reads (not covering index entries) also decode the row's scalars.
+  model::TableLayout::Scalars scalars_;
+  bool scalars_valid_ = false;
   BytesView key_elements_;
   Bytes raw_buf_;
 };
@@ -1050,7 +1053,12 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
   TableVtab* t = table();
   ++t->stats->rows;
   const Candidate& c = t->candidates[cand_];
-  if (!c.is_index) return t->layout.split_row(key, value, &row_, &key_elements_);
+  scalars_valid_ = false;
+  if (!c.is_index) {
+    TUPLEKV_RETURN_IF_ERROR(t->layout.read_row(key, value, &row_, &scalars_, &key_elements_));
+    scalars_valid_ = true;
+    return Status::OK();
+  }
   TUPLEKV_RETURN_IF_ERROR(
       t->layout.split_index(c.index, key, &indexed_, &key_elements_, covering_ ? &key_parts_ : nullptr));
   if (!covering_) {
@@ -1063,8 +1071,9 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
     fetch_key_.assign(t->layout.row_prefix());
     fetch_key_.append(key_elements_);
     BytesView row_key_elements;
-    TUPLEKV_RETURN_IF_ERROR(t->layout.split_row(fetch_key_, value, &row_, &row_key_elements));
+    TUPLEKV_RETURN_IF_ERROR(t->layout.read_row(fetch_key_, value, &row_, &scalars_, &row_key_elements));
     key_elements_ = row_key_elements;
+    scalars_valid_ = true;
     return Status::OK();
   }
   // Covering: the columns come from the entry itself.
@@ -1168,8 +1177,19 @@ Status TableCursor::next() {
 }
 
 int TableCursor::column(sqlite3_context* ctx, int i) {
-  TableVtab* t = table();
   // The per-row path: a column holding a common scalar, no Status at all.
+  const auto at = static_cast<size_t>(i);
+  if (scalars_valid_ && at < scalars_.size()) {
+    model::TableLayout::ColumnScalar& s = scalars_[at];
+    if (s.as == FramedAs::kUncheckedText) {
+      s.as = scalar_text_is_valid(s.element) ? FramedAs::kScalar : FramedAs::kOther;
+    }
+    if (s.as != FramedAs::kScalar) return column_slow(ctx, i);
+    // An UPDATE reads the columns it keeps from the stored row itself.
+    if (!sqlite3_vtab_nochange(ctx)) result_scalar_element(ctx, s.element);
+    return SQLITE_OK;
+  }
+  TableVtab* t = table();
   ScalarElement e;
   if (i != t->raw_column && static_cast<size_t>(i) < row_.size() &&
       decode_scalar_element(row_[static_cast<size_t>(i)], &e)) {

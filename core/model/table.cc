@@ -763,6 +763,8 @@ Status append_element(const SqlValue& v, Bytes* out) {
 Result<TableLayout> TableLayout::make(const TableSchema& schema, std::string_view subspace) {
   TableLayout l;
   l.schema_ = schema;
+  l.value_columns_ = schema.values;
+  l.value_columns_.insert(l.value_columns_.end(), schema.key_copies.begin(), schema.key_copies.end());
   TUPLEKV_RETURN_IF_ERROR(l.rebind(subspace));
   for (const TableIndex& idx : schema.indexes) {
     Bytes p;
@@ -888,6 +890,60 @@ Status TableLayout::split_row(BytesView key, BytesView value, Elements* row,
             (*row)[static_cast<size_t>(c)] = e;
           },
           &is_int)) {
+    return Status::Corruption("table: a row value with the wrong number of columns");
+  }
+  return Status::OK();
+}
+
+namespace {
+
+// Frames and decodes `want` elements of `in` straight into the columns
+// `to[0..want)` name; false unless they are exactly all of `in`. Sets
+// *last_is_int as split_leading_elements does.
+bool frame_columns(BytesView in, const int* to, size_t want, BytesView* cols,
+                   TableLayout::ColumnScalar* out, bool* last_is_int) {
+  const char* const data = in.data();
+  const size_t size = in.size();
+  size_t pos = 0;
+  for (size_t i = 0; i < want; ++i) {
+    const BytesView rest(data + pos, size - pos);
+    TableLayout::ColumnScalar& dst = out[to[i]];
+    size_t n = frame_element(rest, &dst.element, &dst.as);
+    if (n == 0 && !element_size(rest, &n).ok()) return false;
+    const auto code = static_cast<uint8_t>(data[pos]);
+    *last_is_int = code >= 0x0b && code <= 0x1d;
+    cols[to[i]] = BytesView(data + pos, n);
+    pos += n;
+  }
+  return pos == size;
+}
+
+}  // namespace
+
+Status TableLayout::read_row(BytesView key, BytesView value, Elements* row, Scalars* scalars,
+                             BytesView* key_elements) const {
+  const size_t prefix = row_prefix_.size();
+  if (key.size() < prefix || std::memcmp(key.data(), row_prefix_.data(), prefix) != 0) {
+    return Status::Corruption("table: a row key outside the table's subspace");
+  }
+  const size_t ncols = schema_.columns.size();
+  if (row->size() != ncols) row->resize(ncols);
+  if (scalars->size() != ncols) scalars->resize(ncols);
+  *key_elements = BytesView(key.data() + prefix, key.size() - prefix);
+  bool is_int = false;
+  if (schema_.key.empty()) {
+    // The implicit key is no column: split_row checks it.
+    if (!split_elements(*key_elements, 1, [](size_t, BytesView) {}, &is_int)) {
+      return Status::Corruption("table: a row key with the wrong number of key elements");
+    }
+    if (!is_int) return Status::Corruption("table: an implicit row key that is not an integer");
+  } else if (!frame_columns(*key_elements, schema_.key.data(), schema_.key.size(), row->data(),
+                            scalars->data(), &is_int)) {
+    return Status::Corruption("table: a row key with the wrong number of key elements");
+  }
+  // Values, then key_copies (value_columns_ holds both, in that order).
+  if (!frame_columns(value, value_columns_.data(), value_columns_.size(), row->data(), scalars->data(),
+                     &is_int)) {
     return Status::Corruption("table: a row value with the wrong number of columns");
   }
   return Status::OK();

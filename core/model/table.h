@@ -63,6 +63,7 @@
 #include "core/status.h"
 #include "core/store.h"
 #include "core/tuple.h"
+#include "core/tuple_frame.h"
 
 namespace tuplekv::model {
 
@@ -219,6 +220,17 @@ class TableLayout {
   // `value`); *key_elements is the part of the key after the row prefix.
   // kCorruption when the bytes do not fit the schema.
   Status split_row(BytesView key, BytesView value, Elements* row, BytesView* key_elements) const;
+  // One column of a row as read_row() found it.
+  struct ColumnScalar {
+    ScalarElement element;
+    FramedAs as = FramedAs::kOther;  // kOther: decode (*row)[c] with TupleReader
+  };
+  using Scalars = std::vector<ColumnScalar>;
+  // split_row for reading, the per-row step of every scan: the same split,
+  // and each element that is a common scalar decoded on the way
+  // (frame_element), so a row's bytes are looked at once.
+  Status read_row(BytesView key, BytesView value, Elements* row, Scalars* scalars,
+                  BytesView* key_elements) const;
   // The key elements of an index entry (after the indexed values), and the
   // indexed values' elements; with `key_parts`, also each key element (by
   // key position). These are key elements: for a column keyed by
@@ -235,6 +247,8 @@ class TableLayout {
   Bytes row_prefix_;
   std::vector<Bytes> index_prefixes_;
   std::vector<KeyMapping> index_to_row_;
+  // The columns a stored value holds, in order: values, then key_copies.
+  std::vector<int> value_columns_;
 };
 
 // Rows and their index entries over a store: every write keeps the indexes

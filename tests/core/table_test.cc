@@ -417,6 +417,76 @@ TEST(TableRowsTest, SplitRowAndCorruption) {
   EXPECT_EQ(f.layout.split_row(key, "\x02", &back, &ke).code(), StatusCode::kCorruption);
 }
 
+// read_row splits exactly as split_row does, and decodes what
+// decode_scalar_element would: for plain and collated keys, an implicit
+// key, escapes and non-scalar values; and refuses the same damaged rows.
+void expect_read_row_matches_split_row(const TableLayout& layout, BytesView key, BytesView value) {
+  TableLayout::Elements split, read;
+  TableLayout::Scalars scalars;
+  BytesView split_ke, read_ke;
+  const Status want = layout.split_row(key, value, &split, &split_ke);
+  const Status got = layout.read_row(key, value, &read, &scalars, &read_ke);
+  ASSERT_EQ(got.code(), want.code()) << got.message() << " / " << want.message();
+  if (!want.ok()) {
+    EXPECT_EQ(got.message(), want.message());
+    return;
+  }
+  EXPECT_EQ(read_ke, split_ke);
+  ASSERT_EQ(read.size(), split.size());
+  ASSERT_EQ(scalars.size(), split.size());
+  for (size_t c = 0; c < split.size(); ++c) {
+    EXPECT_EQ(read[c], split[c]) << c;
+    ScalarElement direct;
+    const bool scalar = decode_scalar_element(split[c], &direct);
+    const TableLayout::ColumnScalar& s = scalars[c];
+    EXPECT_EQ(s.as != FramedAs::kOther && (s.as == FramedAs::kScalar || scalar_text_is_valid(s.element)),
+              scalar)
+        << c;
+    if (scalar) {
+      EXPECT_EQ(s.element.type, direct.type) << c;
+      EXPECT_EQ(s.element.int_value, direct.int_value) << c;
+      EXPECT_EQ(s.element.payload, direct.payload) << c;
+    }
+  }
+}
+
+TEST(TableRowsTest, ReadRowSplitsAsSplitRowAndDecodesScalars) {
+  const std::vector<std::vector<std::string>> schemas = {
+      {"a TEXT", "b INTEGER", "c", "d REAL", "e BLOB", "PRIMARY KEY(b, a)"},
+      {"name TEXT COLLATE NOCASE", "n INTEGER", "v", "PRIMARY KEY(name, n)"},
+      {"x", "y TEXT"},
+  };
+  for (const auto& decl : schemas) {
+    Fixture f(decl);
+    const size_t n = f.layout.schema().columns.size();
+    const std::vector<SqlValue> samples = {text("x"), text("A\xc3\xa9"), text(std::string("n\0ul", 4)),
+                                           integer(5), integer(-300), SqlValue(), real(2.5),
+                                           blob(std::string("\0\xff", 2)), blob("")};
+    for (size_t k = 0; k < samples.size(); ++k) {
+      std::vector<SqlValue> vals;
+      for (size_t c = 0; c < n; ++c) {
+        const bool keyed = std::find(f.layout.schema().key.begin(), f.layout.schema().key.end(),
+                                     static_cast<int>(c)) != f.layout.schema().key.end();
+        const SqlValue& v = samples[(k + c) % samples.size()];
+        vals.push_back(keyed && v.kind == SqlValue::Kind::kNull ? integer(static_cast<int64_t>(k)) : v);
+      }
+      TableLayout::Elements r = f.row(vals);
+      Bytes key, value, rowid;
+      ASSERT_TRUE(append_element(integer(static_cast<int64_t>(k)), &rowid).ok());
+      f.layout.row_key(r, rowid, &key);
+      f.layout.row_value(r, &value);
+      SCOPED_TRACE(decl[0] + " sample " + std::to_string(k));
+      expect_read_row_matches_split_row(f.layout, key, value);
+      // Damaged rows fail alike.
+      expect_read_row_matches_split_row(f.layout, key, value + "\x14");
+      expect_read_row_matches_split_row(f.layout, key + "\x14", value);
+      expect_read_row_matches_split_row(f.layout, key, "\x02");
+      expect_read_row_matches_split_row(f.layout, key.substr(0, key.size() - 1), value);
+      expect_read_row_matches_split_row(f.layout, "\x01", value);
+    }
+  }
+}
+
 TEST(TableRowsTest, CollatedKeysHoldCollationKeysAndTheRowItsValues) {
   Fixture f({"name TEXT COLLATE NOCASE", "n INTEGER", "tag TEXT COLLATE RTRIM", "v",
              "PRIMARY KEY(name, n)", "INDEX by_tag(tag)"});

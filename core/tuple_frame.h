@@ -1,0 +1,149 @@
+// Framing and decoding a row's elements in one pass: the per-row step of a
+// table scan.
+//
+// A scan splits every stored row into its columns and then reads most of
+// them. Splitting needs each element's type code and terminator; decoding
+// needs them again. frame_element() does both at once, and is inline
+// because it runs once per column per row, where a call costs as much as
+// the work.
+//
+//   ScalarElement e;
+//   FramedAs as;
+//   const size_t n = frame_element(rest, &e, &as);  // 0: not framed here
+//   if (as == FramedAs::kUncheckedText && !scalar_text_is_valid(e)) ...
+#ifndef TUPLEKV_CORE_TUPLE_FRAME_H_
+#define TUPLEKV_CORE_TUPLE_FRAME_H_
+
+#include <bit>
+#include <cstdint>
+#include <cstring>
+
+#include "core/bytes.h"
+#include "core/tuple.h"
+
+namespace tuplekv {
+
+// What frame_element() made of an element.
+enum class FramedAs : uint8_t {
+  kOther,          // not one decode_scalar_element accepts: read it with TupleReader
+  kScalar,         // *out holds it, exactly as decode_scalar_element gives it
+  kUncheckedText,  // *out holds a kString whose UTF-8 is still unchecked:
+                   // decode_scalar_element accepts it iff scalar_text_is_valid()
+};
+
+// Frames the element at the front of `in` and, when it is a common scalar
+// (as decode_scalar_element defines them), decodes it into *out. A string's
+// UTF-8 is left to the reader, so columns nobody reads cost nothing more.
+// Returns the element's size as quick_element_size() gives it: 0 for what
+// that does not size, with *as == kOther.
+inline size_t frame_element(BytesView in, ScalarElement* out, FramedAs* as);
+
+// Whether a kString from frame_element() is valid UTF-8.
+inline bool scalar_text_is_valid(const ScalarElement& e);
+
+// ---------------------------------------------------------------------------
+// Implementation
+
+namespace frame_detail {
+
+inline uint64_t load_be64(const uint8_t* p) {
+  uint64_t v;
+  std::memcpy(&v, p, sizeof v);
+  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
+  return v;
+}
+
+// The n (0-8) big-endian bytes at p.
+inline uint64_t load_be(const uint8_t* p, size_t n) {
+  uint64_t v = 0;
+  for (size_t i = 0; i < n; ++i) v = (v << 8) | p[i];
+  return v;
+}
+
+}  // namespace frame_detail
+
+inline size_t frame_element(BytesView in, ScalarElement* out, FramedAs* as) {
+  *as = FramedAs::kOther;
+  const size_t avail = in.size();
+  if (avail == 0) return 0;
+  const auto* p = reinterpret_cast<const uint8_t*>(in.data());
+  const uint8_t code = p[0];
+  // decode_scalar_element's acceptance rules, most common codes first;
+  // every other code goes to quick_element_size.
+  if (code >= 0x0d && code <= 0x1b) {
+    const bool positive = code >= 0x14;
+    const size_t n = positive ? code - 0x14u : 0x14u - code;
+    if (avail < 1 + n) return 0;
+    out->type = ElementType::kInt;
+    if (positive) {
+      // A leading 00 byte is a non-canonical encoding.
+      if (n > 0 && p[1] == 0x00) return 1 + n;
+      out->int_value = static_cast<int64_t>(frame_detail::load_be(p + 1, n));
+    } else {
+      if (p[1] == 0xff) return 1 + n;
+      out->int_value = static_cast<int64_t>(frame_detail::load_be(p + 1, n)) -
+                       static_cast<int64_t>((uint64_t{1} << (8 * n)) - 1);
+    }
+    *as = FramedAs::kScalar;
+    return 1 + n;
+  }
+  if (code == 0x01 || code == 0x02) {
+    const void* z = std::memchr(p + 1, 0, avail - 1);
+    if (z == nullptr) return 0;
+    const size_t at = static_cast<size_t>(static_cast<const uint8_t*>(z) - p);
+    // 00 FF is an escaped NUL, not the terminator: quick_element_size walks
+    // the escapes.
+    if (at + 1 < avail && p[at + 1] == 0xff) return quick_element_size(in);
+    out->type = code == 0x02 ? ElementType::kString : ElementType::kBytes;
+    out->payload = BytesView(in.data() + 1, at - 1);
+    *as = code == 0x02 ? FramedAs::kUncheckedText : FramedAs::kScalar;
+    return at + 1;
+  }
+  if (code == 0x21) {
+    if (avail < 9) return 0;
+    // Stored with the sign bit flipped (and all bits, for negatives) so
+    // that bytes sort as numbers do; undo it.
+    const uint64_t key = frame_detail::load_be64(p + 1);
+    out->type = ElementType::kDouble;
+    out->double_bits = (key >> 63) ? key ^ (uint64_t{1} << 63) : ~key;
+    *as = FramedAs::kScalar;
+    return 9;
+  }
+  if (code == 0x00) {
+    out->type = ElementType::kNull;
+    *as = FramedAs::kScalar;
+    return 1;
+  }
+  return quick_element_size(in);
+}
+
+inline bool scalar_text_is_valid(const ScalarElement& e) {
+  const auto* p = reinterpret_cast<const uint8_t*>(e.payload.data());
+  const size_t n = e.payload.size();
+  // Column text is mostly short ASCII: OR it together a word at a time
+  // (overlapping loads at the end) before the full check.
+  uint64_t high = 0;
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      high |= w;
+    }
+    uint64_t w;
+    std::memcpy(&w, p + n - 8, 8);
+    high |= w;
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    high = a | b;
+  } else {
+    for (size_t i = 0; i < n; ++i) high |= p[i];
+  }
+  if ((high & 0x8080808080808080ull) == 0) return true;
+  return is_valid_utf8(e.payload);
+}
+
+}  // namespace tuplekv
+
+#endif  // TUPLEKV_CORE_TUPLE_FRAME_H_
