@@ -62,7 +62,7 @@ inline uint64_t load_be(const uint8_t* p, size_t n) {
 
 }  // namespace frame_detail
 
-inline size_t frame_element(BytesView in, ScalarElement* out, FramedAs* as) {
+[[gnu::always_inline]] inline size_t frame_element(BytesView in, ScalarElement* out, FramedAs* as) {
   *as = FramedAs::kOther;
   const size_t avail = in.size();
   if (avail == 0) return 0;

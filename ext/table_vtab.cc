@@ -891,6 +891,20 @@ struct TableCursor : sqlite3_vtab_cursor {
   Status next();
   bool eof() const { return eof_; }
   int column(sqlite3_context* ctx, int i);
+  // The per-row path: a row's column holding a common scalar, decoded when
+  // the row was read, straight to SQLite. False when column() must answer.
+  bool column_scalar(sqlite3_context* ctx, int i) noexcept {
+    const auto at = static_cast<size_t>(i);
+    if (!scalars_valid_ || at >= scalars_.size()) return false;
+    model::TableLayout::ColumnScalar& s = scalars_[at];
+    if (s.as == FramedAs::kUncheckedText) {
+      s.as = scalar_text_is_valid(s.element) ? FramedAs::kScalar : FramedAs::kOther;
+    }
+    if (s.as != FramedAs::kScalar) return false;
+    // An UPDATE reads the columns it keeps from the stored row itself.
+    if (!table()->in_transaction || !sqlite3_vtab_nochange(ctx)) result_scalar_element(ctx, s.element);
+    return true;
+  }
   int column_slow(sqlite3_context* ctx, int i);  // every other case, errors included
   Status rowid(sqlite3_int64* out);
   void recycle() {
@@ -1177,18 +1191,9 @@ Status TableCursor::next() {
 }
 
 int TableCursor::column(sqlite3_context* ctx, int i) {
-  // The per-row path: a column holding a common scalar, no Status at all.
-  const auto at = static_cast<size_t>(i);
-  if (scalars_valid_ && at < scalars_.size()) {
-    model::TableLayout::ColumnScalar& s = scalars_[at];
-    if (s.as == FramedAs::kUncheckedText) {
-      s.as = scalar_text_is_valid(s.element) ? FramedAs::kScalar : FramedAs::kOther;
-    }
-    if (s.as != FramedAs::kScalar) return column_slow(ctx, i);
-    // An UPDATE reads the columns it keeps from the stored row itself.
-    if (!sqlite3_vtab_nochange(ctx)) result_scalar_element(ctx, s.element);
-    return SQLITE_OK;
-  }
+  if (column_scalar(ctx, i)) return SQLITE_OK;
+  if (scalars_valid_) return column_slow(ctx, i);
+  // A covering index entry: a column holding a common scalar, no Status at all.
   TableVtab* t = table();
   ScalarElement e;
   if (i != t->raw_column && static_cast<size_t>(i) < row_.size() &&
@@ -1336,6 +1341,8 @@ int table_next(sqlite3_vtab_cursor* cur) noexcept {
 int table_eof(sqlite3_vtab_cursor* cur) noexcept { return as_cursor(cur)->eof() ? 1 : 0; }
 
 int table_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) noexcept {
+  // The per-row path first: it cannot throw.
+  if (as_cursor(cur)->column_scalar(ctx, i)) return SQLITE_OK;
   return guard_vtab(cur->pVtab, [&] { return as_cursor(cur)->column(ctx, i); });
 }
 
@@ -1356,6 +1363,7 @@ int table_txn(sqlite3_vtab* vtab) noexcept {
     TableVtab* t = as_table(vtab);
     t->next_rowid.reset();
     t->just_began = Hook == &OrderedStore::begin;
+    t->in_transaction = Hook == &OrderedStore::begin;
     const Status s = (t->store.get()->*Hook)();
     return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
   });

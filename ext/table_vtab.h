@@ -93,6 +93,10 @@ struct TableVtab : sqlite3_vtab {
   // xBegin was the last hook: the next xSavepoint(n) is SQLite telling a
   // table that joins a transaction inside n savepoints where it stands.
   bool just_began = false;
+  // Between xBegin and xCommit/xRollback. SQLite calls xBegin before any
+  // statement that writes the table runs, so outside a transaction no
+  // UPDATE can be asking xColumn about unchanged columns.
+  bool in_transaction = false;
   std::vector<TableCursor*> spare_cursors;  // owned
 
   size_t ncols() const { return table.columns.size(); }
