@@ -77,6 +77,10 @@ struct KvTable : sqlite3_vtab {
   Bytes key2_buf;
   Bytes value_buf;
   Bytes old_value_buf;
+  // Between xBegin and xCommit/xRollback. SQLite calls xBegin before any
+  // statement that writes the table runs, so outside a transaction no
+  // UPDATE can be asking xColumn about unchanged columns.
+  bool in_transaction = false;
 
   Status open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& reg, int argc,
               const char* const* argv, bool create);

@@ -185,29 +185,38 @@ struct KvCursor : sqlite3_vtab_cursor {
     eof_ = true;
   }
   bool eof() const { return eof_; }
-  // An SQLite result code; on failure the context carries the error.
-  int column(sqlite3_context* ctx, int i) {
+  // The per-row path: the key or value column, handed to SQLite as a view
+  // of the store's bytes (nothing here throws). False for other_column().
+  bool row_column(sqlite3_context* ctx, int i) {
     // An UPDATE that does not assign the key or value reads it only to
     // pass it back unchanged: skip the copy.
     if (i == kKeyColumn) {
-      if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
+      if (unchanged(ctx)) return true;
       const BytesView key = current_key();
       // Ranges never leave the subspace; an unbounded one is checked in
       // on_row(). Defend against a short key all the same.
       const size_t p = key.size() >= prefix_.size() ? prefix_.size() : key.size();
       result_view(ctx, key.data() + p, key.size() - p);
-      return SQLITE_OK;
+      return true;
     }
     if (i == kValueColumn && (point_ || !keys_only_)) {
-      if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
+      if (unchanged(ctx)) return true;
       const BytesView value = current_value();
       result_view(ctx, value.data(), value.size());
-      return SQLITE_OK;
+      return true;
     }
-    return other_column(ctx, i);
+    return false;
   }
+  // The columns row_column() leaves: `value` under a keys-only plan,
+  // `prefix`, and anything unexpected. An SQLite result code; on failure
+  // the context carries the error.
+  int other_column(sqlite3_context* ctx, int i);
 
  private:
+  // sqlite3_vtab_nochange, asked only when an UPDATE can be running.
+  bool unchanged(sqlite3_context* ctx) const {
+    return table()->in_transaction && sqlite3_vtab_nochange(ctx);
+  }
   // Which store cursor the row loop steps. Both stores' cursors are final
   // classes, so naming them lets the compiler inline next(), key() and
   // value(): the row loop makes no virtual call.
@@ -248,7 +257,6 @@ struct KvCursor : sqlite3_vtab_cursor {
     return std::memcmp(key.data(), prefix_.data(), prefix_.size()) == 0;
   }
   bool outside_subspace(BytesView key);
-  int other_column(sqlite3_context* ctx, int i);
   // SQLITE_TRANSIENT: SQLite may keep a column value past the next row
   // (min(), max() and friends hold their best value across steps), and a
   // store's views change with every row, so the result is always a copy.
@@ -461,8 +469,6 @@ bool KvCursor::next() {
   return advance();
 }
 
-// The columns column() leaves: `value` under a keys-only plan, `prefix`,
-// and anything unexpected.
 int KvCursor::other_column(sqlite3_context* ctx, int i) {
   switch (i) {
     case kValueColumn: {
@@ -609,7 +615,9 @@ int kv_next(sqlite3_vtab_cursor* cur) noexcept {
 int kv_eof(sqlite3_vtab_cursor* cur) noexcept { return as_cursor(cur)->eof() ? 1 : 0; }
 
 int kv_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) noexcept {
-  return guard_vtab(cur->pVtab, [&] { return as_cursor(cur)->column(ctx, i); });
+  KvCursor* c = as_cursor(cur);
+  if (c->row_column(ctx, i)) return SQLITE_OK;
+  return guard_vtab(cur->pVtab, [&] { return c->other_column(ctx, i); });
 }
 
 int kv_rowid(sqlite3_vtab_cursor* cur, sqlite3_int64*) noexcept {
@@ -627,6 +635,7 @@ int kv_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64*
 template <Status (OrderedStore::*Hook)()>
 int kv_txn(sqlite3_vtab* vtab) noexcept {
   return guard_vtab(vtab, [&] {
+    as_table(vtab)->in_transaction = Hook == &OrderedStore::begin;
     return set_vtab_error(vtab, (as_table(vtab)->store.get()->*Hook)());
   });
 }
