@@ -946,6 +946,8 @@ struct TableCursor : sqlite3_vtab_cursor {
   }
   // The store's current pair -> the row's columns.
   Status on_pair(BytesView key, BytesView value);
+  static std::vector<int> whole_key_terms(const Plan& plan, const Candidate& c);
+  Status fetch_by_key(int argc, sqlite3_value** argv, bool* fetched);
   // Mapped scans: whether the current entry's row exists.
   bool row_found() const { return sorting_ ? sorted_[sorted_at_].found : scan_.mapped_found(); }
   BytesView prefix() const {
@@ -975,6 +977,12 @@ struct TableCursor : sqlite3_vtab_cursor {
   bool limited_ = false;
   uint64_t remaining_ = 0;
   Bytes fetch_key_;
+  // fetch_by_key(): per key position, the plan term holding its value
+  // (empty when the plan is not a lookup by the whole integer key); and
+  // the row it read, the cursor's only one.
+  std::vector<int> plan_key_terms_;
+  bool single_row_ = false;
+  Bytes point_key_, point_value_;
   model::TableLayout::Elements row_, indexed_, key_parts_;
   // Row reads (not covering index entries) also decode the row's scalars.
   model::TableLayout::Scalars scalars_;
@@ -1035,8 +1043,15 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
     TUPLEKV_ASSIGN_OR_RETURN(plan_, t->candidates[cand_].plans->get(idx_str + label));
     plan_cand_ = cand_;
     plan_text_.assign(idx_str);
+    plan_key_terms_ = whole_key_terms(*plan_, t->candidates[cand_]);
   }
   const Candidate& c = t->candidates[cand_];
+  single_row_ = false;
+  if (!plan_key_terms_.empty() && !ambiguous) {
+    bool fetched = false;
+    TUPLEKV_RETURN_IF_ERROR(fetch_by_key(argc, argv, &fetched));
+    if (fetched) return Status::OK();
+  }
   builder_.element_prefixes = true;  // every key prefix here ends with an element
   TableValueReader reader(c, ambiguous);
   TUPLEKV_RETURN_IF_ERROR(read_filter_args(*plan_, argc, argv, &reader, &args_));
@@ -1061,6 +1076,53 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
   TUPLEKV_RETURN_IF_ERROR(start());
   for (uint64_t skip = spec_.offset; skip > 0 && !eof_; --skip) TUPLEKV_RETURN_IF_ERROR(advance());
   return Status::OK();
+}
+
+// The plans fetch_by_key() serves: = on every position of the primary
+// key, each an INTEGER (the common lookup by id), with nothing else pushed.
+std::vector<int> TableCursor::whole_key_terms(const Plan& plan, const Candidate& c) {
+  std::vector<int> term_of(c.columns.size(), -1);
+  if (c.is_index || !plan.point || plan.skip || plan.terms.size() != term_of.size()) {
+    return {};
+  }
+  for (size_t k = 0; k < plan.terms.size(); ++k) {
+    const PlanTerm& term = plan.terms[k];
+    if (term.op != PlanOp::kEq || term.column < 0 || static_cast<size_t>(term.column) >= term_of.size()) {
+      return {};
+    }
+    const auto pos = static_cast<size_t>(term.column);
+    if (term_of[pos] != -1 || c.types[pos] != model::ColumnType::kInteger || !c.key_collations[pos].empty()) {
+      return {};
+    }
+    term_of[pos] = static_cast<int>(k);
+  }
+  return term_of;
+}
+
+// A lookup by the whole key given as integers: the row key is built
+// straight from the arguments and read with one get(), without the range
+// machinery a general plan needs. *fetched is false when an argument is
+// not an INTEGER (TableValueReader then applies SQLite's comparison rules).
+Status TableCursor::fetch_by_key(int argc, sqlite3_value** argv, bool* fetched) {
+  TableVtab* t = table();
+  *fetched = false;
+  if (static_cast<size_t>(argc) != plan_key_terms_.size()) return Status::OK();
+  point_key_.assign(t->layout.row_prefix());
+  for (const int k : plan_key_terms_) {
+    sqlite3_value* v = argv[k];
+    if (sqlite3_value_type(v) != SQLITE_INTEGER) return Status::OK();
+    append_int64_element(sqlite3_value_int64(v), &point_key_);
+  }
+  *fetched = true;
+  scan_.reset();  // a general plan's scan, if this cursor ran one before
+  single_row_ = true;
+  sorting_ = false;
+  limited_ = false;
+  ++t->stats->ranges;
+  bool found = false;
+  TUPLEKV_RETURN_IF_ERROR(t->store->get(point_key_, &point_value_, &found));
+  eof_ = !found;
+  return found ? on_pair(point_key_, point_value_) : Status::OK();
 }
 
 Status TableCursor::on_pair(BytesView key, BytesView value) {
@@ -1183,6 +1245,10 @@ Status TableCursor::read_sorted_group() {
 
 Status TableCursor::next() {
   if (eof_) return Status::OK();
+  if (single_row_) {
+    eof_ = true;
+    return Status::OK();
+  }
   if (limited_ && --remaining_ == 0) {
     eof_ = true;
     return Status::OK();
