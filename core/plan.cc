@@ -146,6 +146,7 @@ Plan plan_direct(const PlanRequest& req) {
   auto usable_on = [&](const PlanConstraint& c, int pos) {
     if (!c.usable || c.column != pos || !is_key_op(c.op)) return false;
     if (c.op == PlanOp::kPrefix) return !req.columns[pos].prefix_name.empty();
+    if (!req.columns[pos].ordered && c.op != PlanOp::kEq && c.op != PlanOp::kIn) return false;
     if (c.op == PlanOp::kLike || c.op == PlanOp::kGlob) {
       return req.columns[pos].patterns && pattern_worth_using(c);
     }

@@ -99,6 +99,11 @@ struct PlanColumn {
   // keys). When false the ranges are supersets: never omit, never consume
   // ORDER BY.
   bool exact = true;
+  // Ranges (<, <=, >, >=, LIKE, GLOB) may narrow the scan: key order agrees
+  // with SQLite's order wherever the two are compared. False for text in a
+  // UTF-16 database, where BINARY compares UTF-16 bytes and keys hold
+  // UTF-8: only = and IN narrow the scan there.
+  bool ordered = true;
   // LIKE/GLOB literal prefixes may narrow the scan. Only for columns whose
   // values are text or bytes in the encoding the pattern sees.
   bool patterns = false;

@@ -12,6 +12,7 @@
 #include "ext/errors.h"
 #include "ext/module_args.h"
 #include "ext/table_storage.h"
+#include "ext/values.h"
 
 namespace tuplekv::ext::kv {
 
@@ -65,25 +66,6 @@ Status parse_options(int argc, const char* const* argv, const std::string& table
   return Status::OK();
 }
 
-// LIKE and GLOB read a BLOB as text in the database's encoding; the byte
-// prefix of a pattern only narrows a scan when that encoding is UTF-8.
-Result<bool> database_is_utf8(sqlite3* db) {
-  sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v2(db, "PRAGMA encoding", -1, &stmt, nullptr);
-  bool utf8 = false;
-  if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-    const auto* enc = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
-    utf8 = enc != nullptr && sqlite3_stricmp(enc, "UTF-8") == 0;
-    rc = SQLITE_OK;
-  }
-  sqlite3_finalize(stmt);
-  if (rc != SQLITE_OK) {
-    return Status::Native(StatusCode::kIOError, rc,
-                          std::string("tuplekv_kv: cannot read the database encoding: ") +
-                              sqlite3_errmsg(db));
-  }
-  return utf8;
-}
 
 }  // namespace
 
@@ -126,6 +108,8 @@ Status KvTable::open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& reg,
   if (create) registry->drop_stats(schema, name);
   stats = registry->stats(schema, name);
 
+  // LIKE and GLOB read a BLOB as text in the database's encoding; the byte
+  // prefix of a pattern only narrows a scan when that encoding is UTF-8.
   TUPLEKV_ASSIGN_OR_RETURN(const bool utf8, database_is_utf8(db));
   PlanColumn key;
   key.name = "key";

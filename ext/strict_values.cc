@@ -2,6 +2,8 @@
 
 #include <new>
 
+#include "ext/values.h"
+
 namespace tuplekv::ext {
 
 namespace {
@@ -15,7 +17,12 @@ BytesView blob_view(sqlite3_value* v) {
 }  // namespace
 
 
-model::SqlValue sql_value_of(sqlite3_value* v) {
+Result<TextRead> text_read_for(sqlite3* db) {
+  TUPLEKV_ASSIGN_OR_RETURN(const bool utf8, database_is_utf8(db));
+  return utf8 ? TextRead::kUtf8AsStored : TextRead::kTerminated;
+}
+
+model::SqlValue sql_value_of(sqlite3_value* v, TextRead text) {
   model::SqlValue out;
   switch (sqlite3_value_type(v)) {
     case SQLITE_INTEGER:
@@ -28,6 +35,14 @@ model::SqlValue sql_value_of(sqlite3_value* v) {
       break;
     case SQLITE_TEXT: {
       out.kind = model::SqlValue::Kind::kText;
+      if (text == TextRead::kUtf8AsStored) {
+        // Blob before bytes, as SQLite asks; the value stays TEXT.
+        const void* p = sqlite3_value_blob(v);
+        out.bytes = p == nullptr ? BytesView()
+                                 : BytesView(static_cast<const char*>(p),
+                                             static_cast<size_t>(sqlite3_value_bytes(v)));
+        break;
+      }
       const unsigned char* p = sqlite3_value_text(v);
       out.bytes = p == nullptr ? BytesView()
                                : BytesView(reinterpret_cast<const char*>(p),

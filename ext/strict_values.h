@@ -7,6 +7,7 @@
 #include <string>
 
 #include "core/model/table.h"
+#include "core/status.h"
 #include "ext/sqlite_api.h"
 
 namespace tuplekv::ext {
@@ -23,8 +24,23 @@ class SqliteConversions final : public model::SqlConversions {
   sqlite3_value* source_ = nullptr;
 };
 
+// How sql_value_of() reads TEXT.
+enum class TextRead {
+  // sqlite3_value_text: right in a database of any encoding, but it adds a
+  // NUL terminator, which copies text bound with an explicit length (as
+  // most drivers bind it).
+  kTerminated,
+  // The bytes as they are (sqlite3_value_blob, no copy). Only in a UTF-8
+  // database: SQLite keeps every TEXT value in the database's encoding.
+  kUtf8AsStored,
+};
+
+// The TextRead for `db`'s encoding, which is fixed once the database
+// exists (attached databases must share it). kIOError when it cannot be read.
+Result<TextRead> text_read_for(sqlite3* db);
+
 // Reads an SQL value as a model::SqlValue (views into the value).
-model::SqlValue sql_value_of(sqlite3_value* v);
+model::SqlValue sql_value_of(sqlite3_value* v, TextRead text = TextRead::kTerminated);
 
 // A STRICT type error (core coerce()) as xUpdate must return it. SQLite
 // handles a constraint code from xUpdate by the statement's conflict clause

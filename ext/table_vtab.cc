@@ -194,6 +194,7 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
   }
   TUPLEKV_ASSIGN_OR_RETURN(layout, model::TableLayout::make(table, options.subspace));
 
+  TUPLEKV_ASSIGN_OR_RETURN(text_read, text_read_for(db));
   raw_name = "raw_key";
   while (table.find_column(raw_name) >= 0) raw_name = "_" + raw_name;
   raw_column = static_cast<int>(ncols());
@@ -257,6 +258,13 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
     pc.exact = t != model::ColumnType::kAny && !keyed;
     pc.patterns = t == model::ColumnType::kText && !keyed;
     pc.pattern_code = 0x02;
+    if (text_read != TextRead::kUtf8AsStored &&
+        (t == model::ColumnType::kText || t == model::ColumnType::kAny)) {
+      // A UTF-16 database compares text as UTF-16 bytes; keys hold UTF-8.
+      pc.exact = false;
+      pc.ordered = false;
+      pc.patterns = false;
+    }
     return pc;
   };
   auto add_position = [&](Candidate* c, int col, bool nullable) {

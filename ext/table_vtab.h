@@ -97,6 +97,7 @@ struct TableVtab : sqlite3_vtab {
   // statement that writes the table runs, so outside a transaction no
   // UPDATE can be asking xColumn about unchanged columns.
   bool in_transaction = false;
+  TextRead text_read = TextRead::kTerminated;  // for the database's encoding
   std::vector<TableCursor*> spare_cursors;  // owned
 
   size_t ncols() const { return table.columns.size(); }

@@ -444,7 +444,7 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
       continue;
     }
     w.conv.set_source(src[c]);
-    Status st = model::coerce(s.columns[c].type, sql_value_of(src[c]), &w.conv, t.name,
+    Status st = model::coerce(s.columns[c].type, sql_value_of(src[c], t.text_read), &w.conv, t.name,
                               s.columns[c].name, &w.values[c], &w.text_bufs[c], s.columns[c].type_label);
     if (!st.ok()) {
       // Not a conflict: ext/strict_values.h says which code gives SQLite's outcome.

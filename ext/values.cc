@@ -228,4 +228,22 @@ void result_text(sqlite3_context* ctx, std::string_view s) {
   sqlite3_result_text64(ctx, s.empty() ? "" : s.data(), s.size(), SQLITE_TRANSIENT, SQLITE_UTF8);
 }
 
+Result<bool> database_is_utf8(sqlite3* db) {
+  sqlite3_stmt* stmt = nullptr;
+  int rc = sqlite3_prepare_v2(db, "PRAGMA encoding", -1, &stmt, nullptr);
+  bool utf8 = false;
+  if (rc == SQLITE_OK && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    const auto* enc = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    utf8 = enc != nullptr && sqlite3_stricmp(enc, "UTF-8") == 0;
+    rc = SQLITE_OK;
+  }
+  sqlite3_finalize(stmt);
+  if (rc != SQLITE_OK) {
+    return Status::Native(StatusCode::kIOError, rc,
+                          std::string("tuplekv: cannot read the database encoding: ") +
+                              sqlite3_errmsg(db));
+  }
+  return utf8;
+}
+
 }  // namespace tuplekv::ext

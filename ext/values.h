@@ -113,6 +113,10 @@ void result_text(sqlite3_context* ctx, std::string_view s);
 // (s.data()[s.size()] == '\0'), which SQLite then never needs to add.
 void result_nul_terminated_text(sqlite3_context* ctx, std::string_view s);
 
+// Whether `db` keeps text in UTF-8 (PRAGMA encoding), as the byte-level
+// readings of TEXT need. kIOError when it cannot be read.
+Result<bool> database_is_utf8(sqlite3* db);
+
 }  // namespace tuplekv::ext
 
 #endif  // TUPLEKV_EXT_VALUES_H_

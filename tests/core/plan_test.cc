@@ -269,6 +269,32 @@ double cost_of(std::vector<PlanConstraint> cs) {
   return plan_scan(req).cost;
 }
 
+// An unordered position (text in a UTF-16 database) takes = and IN only.
+TEST(PlanTest, UnorderedPositionsTakeOnlyEqualityAndIn) {
+  std::vector<PlanColumn> cols = table_columns(false);
+  cols[0].ordered = false;
+  cols[1].ordered = false;
+  cols[1].patterns = false;
+  struct Case {
+    std::vector<PlanConstraint> constraints;
+    const char* text;
+  };
+  const Case cases[] = {
+      {{con(PlanOp::kEq, 0), con(PlanOp::kGt, 1)}, "range k1=?1"},
+      {{con(PlanOp::kIn, 0), con(PlanOp::kEq, 1)}, "point k1 IN ?1 AND k2=?2"},
+      {{con(PlanOp::kGe, 0), con(PlanOp::kLt, 0)}, "full"},
+      {{pattern(PlanOp::kLike, "ab%", 0)}, "full"},
+  };
+  for (const Case& c : cases) {
+    PlanRequest req;
+    req.columns = cols;
+    req.constraints = c.constraints;
+    req.unique = true;
+    req.table_rows = 1000;
+    EXPECT_EQ(describe(plan_scan(req), cols), c.text);
+  }
+}
+
 TEST(PlanTest, CostsRankPointInPrefixRangeFull) {
   const double point = cost_of({con(PlanOp::kEq)});
   const double in = cost_of({con(PlanOp::kIn)});

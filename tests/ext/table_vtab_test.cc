@@ -177,6 +177,40 @@ TEST_P(TableVtabTest, LookupsByTheWholeKeyAnswerAsNative) {
   EXPECT_EQ(db_.rows("SELECT x FROM ik WHERE rowid = 4"), Rows());
 }
 
+// Writes read TEXT as stored in a UTF-8 database (no terminator added) and
+// through SQLite's conversion in a UTF-16 one: both store UTF-8 elements.
+TEST_P(TableVtabTest, TextIsStoredAsUtf8WhateverTheDatabaseEncoding) {
+  for (const char* encoding : {"UTF-8", "UTF-16le", "UTF-16be"}) {
+    SCOPED_TRACE(encoding);
+    Db db;
+    ASSERT_TRUE(db.exec(std::string("PRAGMA encoding = '") + encoding + "'"));
+    ASSERT_EQ(db.value("PRAGMA encoding"), encoding);
+    ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE t USING tuplekv_table(k TEXT PRIMARY KEY, v TEXT" +
+                        store_option() + "); CREATE TABLE n(k TEXT PRIMARY KEY, v TEXT) STRICT;"));
+    const std::string rows =
+        " VALUES ('h\xc3\xa9llo', 'w\xc3\xb6rld \xe2\x82\xac'), ('', 'x'), ('a', ''), "
+        "('\xf0\x9f\x98\x80', substr('abcdef', 2, 3))";
+    ASSERT_TRUE(db.exec("INSERT INTO t" + rows + "; INSERT INTO n" + rows));
+    ASSERT_TRUE(db.exec("INSERT INTO t SELECT k || '!', v || '?' FROM n; UPDATE t SET v = upper(v) WHERE k = 'a';"
+                        "INSERT INTO n SELECT k || '!', v || '?' FROM n; UPDATE n SET v = upper(v) WHERE k = 'a';"));
+    // Ranges and order too: a UTF-16 database orders text by its UTF-16
+    // bytes, so there only = and IN narrow a scan of text keys.
+    for (const char* q : {"SELECT k, v, length(k), length(v), typeof(v) FROM @T ORDER BY k",
+                          "SELECT k FROM @T WHERE k > 'a' ORDER BY k DESC",
+                          "SELECT k FROM @T WHERE k BETWEEN '!' AND 'h' ORDER BY k",
+                          "SELECT k FROM @T WHERE k LIKE 'H%' ORDER BY k",
+                          "SELECT k FROM @T WHERE k IN ('a', '', 'zz') ORDER BY k",
+                          "SELECT max(k), min(k) FROM @T"}) {
+      EXPECT_EQ(db.rows(on(q, "t")), db.rows(on(q, "n"))) << q;
+    }
+    EXPECT_EQ(db.value("SELECT v FROM t WHERE k = 'h\xc3\xa9llo'"), "w\xc3\xb6rld \xe2\x82\xac");
+    EXPECT_EQ(db.value("SELECT count(*) FROM t WHERE k = '\xf0\x9f\x98\x80' AND v = 'bcd'"), "1");
+    // The key element is UTF-8 whatever the database keeps.
+    EXPECT_THAT(db.value("SELECT hex(raw_key) FROM t WHERE k = 'h\xc3\xa9llo'"), HasSubstr("0268C3A96C6C6F00"));
+    EXPECT_EQ(db.value("SELECT tuplekv_check('t')"), "ok");
+  }
+}
+
 TEST_P(TableVtabTest, JoinAcrossCollationsComparesUnderTheLeftColumns) {
   // x.c0 = y.c1 compares under c0's RTRIM, so 'a ' meets 'a', whatever
   // index could serve y.c1 (SQLite 3.40 misses the pair on a rowid table
