@@ -34,6 +34,23 @@ TEST(MultimapLayoutTest, DefaultColumnNamesAndBadArguments) {
             "tuplekv_multimap: unknown option 'colour'");
 }
 
+// A UTF-16 database orders text by its UTF-16 bytes, not by the UTF-8 in
+// the keys. The ranges of these inexact columns span all text whatever
+// the bound, so they still find every row.
+TEST(MultimapLayoutTest, TextRangesInAUtf16DatabaseFindEveryRow) {
+  Db db;
+  ASSERT_TRUE(db.exec("PRAGMA encoding = 'UTF-16le';"
+                      "CREATE VIRTUAL TABLE m USING tuplekv_multimap(k, v, reverse=1);"
+                      "CREATE TABLE n(k, v);"));
+  const std::string rows =
+      " VALUES ('a', 1), ('h\xc3\xa9', 2), ('\xf0\x9f\x98\x80', 3), ('!', 4), ('zz', 5), (7, 6)";
+  ASSERT_TRUE(db.exec("INSERT INTO m" + rows + "; INSERT INTO n" + rows));
+  for (const char* where : {"k > 'a'", "k BETWEEN '!' AND 'h'", "k < 'b'", "k >= '\xf0'", "v > 3"}) {
+    const std::string q = std::string(" WHERE ") + where + " ORDER BY v";
+    EXPECT_EQ(db.rows("SELECT k, v FROM m" + q), db.rows("SELECT k, v FROM n" + q)) << where;
+  }
+}
+
 TEST(MultimapLayoutTest, KeyNamedReverseIsNotConfusedWithReverseEntries) {
   Db db;
   ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE m USING tuplekv_multimap(k, v, reverse=1);"
