@@ -459,9 +459,11 @@ TEST(TableRowsTest, ReadRowSplitsAsSplitRowAndDecodesScalars) {
   for (const auto& decl : schemas) {
     Fixture f(decl);
     const size_t n = f.layout.schema().columns.size();
-    const std::vector<SqlValue> samples = {text("x"), text("A\xc3\xa9"), text(std::string("n\0ul", 4)),
+    // SqlValues view their bytes: keep the ones with NULs alive.
+    const std::string with_nul("n\0ul", 4), nul_ff("\0\xff", 2);
+    const std::vector<SqlValue> samples = {text("x"), text("A\xc3\xa9"), text(with_nul),
                                            integer(5), integer(-300), SqlValue(), real(2.5),
-                                           blob(std::string("\0\xff", 2)), blob("")};
+                                           blob(nul_ff), blob("")};
     for (size_t k = 0; k < samples.size(); ++k) {
       std::vector<SqlValue> vals;
       for (size_t c = 0; c < n; ++c) {
