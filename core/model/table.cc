@@ -898,10 +898,9 @@ Status TableLayout::split_row(BytesView key, BytesView value, Elements* row,
 namespace {
 
 // Frames and decodes `want` elements of `in` straight into the columns
-// `to[0..want)` name; false unless they are exactly all of `in`. Sets
-// *last_is_int as split_leading_elements does.
+// `to[0..want)` name; false unless they are exactly all of `in`.
 bool frame_columns(BytesView in, const int* to, size_t want, BytesView* cols,
-                   TableLayout::ColumnScalar* out, bool* last_is_int) {
+                   TableLayout::ColumnScalar* out) {
   const char* const data = in.data();
   const size_t size = in.size();
   size_t pos = 0;
@@ -910,8 +909,6 @@ bool frame_columns(BytesView in, const int* to, size_t want, BytesView* cols,
     TableLayout::ColumnScalar& dst = out[to[i]];
     size_t n = frame_element(rest, &dst.element, &dst.as);
     if (n == 0 && !element_size(rest, &n).ok()) return false;
-    const auto code = static_cast<uint8_t>(data[pos]);
-    *last_is_int = code >= 0x0b && code <= 0x1d;
     cols[to[i]] = BytesView(data + pos, n);
     pos += n;
   }
@@ -932,18 +929,17 @@ Status TableLayout::read_row(BytesView key, BytesView value, Elements* row, Scal
   *key_elements = BytesView(key.data() + prefix, key.size() - prefix);
   bool is_int = false;
   if (schema_.key.empty()) {
-    // The implicit key is no column: split_row checks it.
+    // The implicit key is no column: only check it, as split_row does.
     if (!split_elements(*key_elements, 1, [](size_t, BytesView) {}, &is_int)) {
       return Status::Corruption("table: a row key with the wrong number of key elements");
     }
     if (!is_int) return Status::Corruption("table: an implicit row key that is not an integer");
   } else if (!frame_columns(*key_elements, schema_.key.data(), schema_.key.size(), row->data(),
-                            scalars->data(), &is_int)) {
+                            scalars->data())) {
     return Status::Corruption("table: a row key with the wrong number of key elements");
   }
   // Values, then key_copies (value_columns_ holds both, in that order).
-  if (!frame_columns(value, value_columns_.data(), value_columns_.size(), row->data(), scalars->data(),
-                     &is_int)) {
+  if (!frame_columns(value, value_columns_.data(), value_columns_.size(), row->data(), scalars->data())) {
     return Status::Corruption("table: a row value with the wrong number of columns");
   }
   return Status::OK();
