@@ -955,7 +955,7 @@ struct TableCursor : sqlite3_vtab_cursor {
   // The store's current pair -> the row's columns.
   Status on_pair(BytesView key, BytesView value);
   static std::vector<int> whole_key_terms(const Plan& plan, const Candidate& c);
-  Status fetch_by_key(int argc, sqlite3_value** argv, bool* fetched);
+  bool whole_key_spec(int argc, sqlite3_value** argv);
   // Mapped scans: whether the current entry's row exists.
   bool row_found() const { return sorting_ ? sorted_[sorted_at_].found : scan_.mapped_found(); }
   BytesView prefix() const {
@@ -985,12 +985,9 @@ struct TableCursor : sqlite3_vtab_cursor {
   bool limited_ = false;
   uint64_t remaining_ = 0;
   Bytes fetch_key_;
-  // fetch_by_key(): per key position, the plan term holding its value
-  // (empty when the plan is not a lookup by the whole integer key); and
-  // the row it read, the cursor's only one.
+  // whole_key_spec(): per key position, the plan term holding its value
+  // (empty when the plan is not a lookup by the whole integer key).
   std::vector<int> plan_key_terms_;
-  bool single_row_ = false;
-  Bytes point_key_, point_value_;
   model::TableLayout::Elements row_, indexed_, key_parts_;
   // Row reads (not covering index entries) also decode the row's scalars.
   model::TableLayout::Scalars scalars_;
@@ -1054,23 +1051,19 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
     plan_key_terms_ = whole_key_terms(*plan_, t->candidates[cand_]);
   }
   const Candidate& c = t->candidates[cand_];
-  single_row_ = false;
-  if (!plan_key_terms_.empty() && !ambiguous) {
-    bool fetched = false;
-    TUPLEKV_RETURN_IF_ERROR(fetch_by_key(argc, argv, &fetched));
-    if (fetched) return Status::OK();
-  }
-  builder_.element_prefixes = true;  // every key prefix here ends with an element
-  TableValueReader reader(c, ambiguous);
-  TUPLEKV_RETURN_IF_ERROR(read_filter_args(*plan_, argc, argv, &reader, &args_));
-  if (reader.fallback()) {
-    spec_.clear();
-    KeyRange& r = spec_.add();
-    r = range(prefix());
-  } else {
-    TUPLEKV_RETURN_IF_ERROR(expand_any_args());
-    TUPLEKV_RETURN_IF_ERROR(
-        builder_.build(*plan_, c.columns, prefix(), args_.data(), plan_->terms.size(), &spec_));
+  if (plan_key_terms_.empty() || ambiguous || !whole_key_spec(argc, argv)) {
+    builder_.element_prefixes = true;  // every key prefix here ends with an element
+    TableValueReader reader(c, ambiguous);
+    TUPLEKV_RETURN_IF_ERROR(read_filter_args(*plan_, argc, argv, &reader, &args_));
+    if (reader.fallback()) {
+      spec_.clear();
+      KeyRange& r = spec_.add();
+      r = range(prefix());
+    } else {
+      TUPLEKV_RETURN_IF_ERROR(expand_any_args());
+      TUPLEKV_RETURN_IF_ERROR(
+          builder_.build(*plan_, c.columns, prefix(), args_.data(), plan_->terms.size(), &spec_));
+    }
   }
   // A table with ANY keys is read in SQLite's order, as a native table
   // would be, wherever the plan lets that order show (a GROUP BY's first
@@ -1086,7 +1079,7 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
   return Status::OK();
 }
 
-// The plans fetch_by_key() serves: = on every position of the primary
+// The plans whole_key_spec() serves: = on every position of the primary
 // key, each an INTEGER (the common lookup by id), with nothing else pushed.
 std::vector<int> TableCursor::whole_key_terms(const Plan& plan, const Candidate& c) {
   std::vector<int> term_of(c.columns.size(), -1);
@@ -1107,30 +1100,22 @@ std::vector<int> TableCursor::whole_key_terms(const Plan& plan, const Candidate&
   return term_of;
 }
 
-// A lookup by the whole key given as integers: the row key is built
-// straight from the arguments and read with one get(), without the range
-// machinery a general plan needs. *fetched is false when an argument is
-// not an INTEGER (TableValueReader then applies SQLite's comparison rules).
-Status TableCursor::fetch_by_key(int argc, sqlite3_value** argv, bool* fetched) {
-  TableVtab* t = table();
-  *fetched = false;
-  if (static_cast<size_t>(argc) != plan_key_terms_.size()) return Status::OK();
-  point_key_.assign(t->layout.row_prefix());
+// A lookup by the whole key given as integers: its one key is packed
+// straight from the arguments, with none of the argument reading and
+// range building a general plan needs. False (spec_ untouched) when an
+// argument is not an INTEGER: TableValueReader then applies SQLite's
+// comparison rules.
+bool TableCursor::whole_key_spec(int argc, sqlite3_value** argv) {
+  if (static_cast<size_t>(argc) != plan_key_terms_.size()) return false;
   for (const int k : plan_key_terms_) {
-    sqlite3_value* v = argv[k];
-    if (sqlite3_value_type(v) != SQLITE_INTEGER) return Status::OK();
-    append_int64_element(sqlite3_value_int64(v), &point_key_);
+    if (sqlite3_value_type(argv[k]) != SQLITE_INTEGER) return false;
   }
-  *fetched = true;
-  scan_.reset();  // a general plan's scan, if this cursor ran one before
-  single_row_ = true;
-  sorting_ = false;
-  limited_ = false;
-  ++t->stats->ranges;
-  bool found = false;
-  TUPLEKV_RETURN_IF_ERROR(t->store->get(point_key_, &point_value_, &found));
-  eof_ = !found;
-  return found ? on_pair(point_key_, point_value_) : Status::OK();
+  spec_.clear();
+  spec_.point = true;
+  Bytes& key = spec_.add().begin;
+  key.assign(table()->layout.row_prefix());
+  for (const int k : plan_key_terms_) append_int64_element(sqlite3_value_int64(argv[k]), &key);
+  return true;
 }
 
 Status TableCursor::on_pair(BytesView key, BytesView value) {
@@ -1253,10 +1238,6 @@ Status TableCursor::read_sorted_group() {
 
 Status TableCursor::next() {
   if (eof_) return Status::OK();
-  if (single_row_) {
-    eof_ = true;
-    return Status::OK();
-  }
   if (limited_ && --remaining_ == 0) {
     eof_ = true;
     return Status::OK();
