@@ -30,6 +30,7 @@
 #include <limits>
 
 #include "core/tuple.h"
+#include "core/tuple_frame.h"
 #include "core/tuple_internal.h"
 
 namespace tuplekv {
@@ -820,44 +821,10 @@ bool TupleReader::fast_next() {
 }
 
 bool decode_scalar_element(BytesView element, ScalarElement* out) {
-  const size_t size = element.size();
-  if (size == 0) return false;
-  const uint8_t* p = as_u8(element.data());
-  const uint8_t code = p[0];
-  if (code >= 0x14 && code <= 0x1b) {
-    const size_t n = code - 0x14u;
-    if (size != 1 + n || (n > 0 && p[1] == 0x00)) return false;
-    out->type = ElementType::kInt;
-    out->int_value = static_cast<int64_t>(load_be(p + 1, n));
-    return true;
-  }
-  if (code >= 0x0d && code <= 0x13) {
-    const size_t n = 0x14u - code;
-    if (size != 1 + n || p[1] == 0xff) return false;
-    out->type = ElementType::kInt;
-    out->int_value =
-        static_cast<int64_t>(load_be(p + 1, n)) - static_cast<int64_t>((uint64_t{1} << (8 * n)) - 1);
-    return true;
-  }
-  if (code == 0x01 || code == 0x02) {
-    // A 00 before the terminator would be an escape.
-    if (size < 2 || p[size - 1] != 0x00 || std::memchr(p + 1, 0, size - 2) != nullptr) return false;
-    if (code == 0x02 && internal::utf8_error_offset(p + 1, size - 2) != size - 2) return false;
-    out->type = code == 0x02 ? ElementType::kString : ElementType::kBytes;
-    out->payload = element.substr(1, size - 2);
-    return true;
-  }
-  if (code == 0x21) {
-    if (size != 9) return false;
-    out->type = ElementType::kDouble;
-    out->double_bits = internal::double_raw_bits(load_be(p + 1, 8));
-    return true;
-  }
-  if (code == 0x00 && size == 1) {
-    out->type = ElementType::kNull;
-    return true;
-  }
-  return false;
+  // frame_element holds the rules; here the element must be all of `element`.
+  FramedAs as;
+  if (element.empty() || frame_element(element, out, &as) != element.size()) return false;
+  return as == FramedAs::kScalar || (as == FramedAs::kUncheckedText && scalar_text_is_valid(*out));
 }
 
 bool TupleReader::next() {

@@ -20,6 +20,7 @@
 
 #include "core/bytes.h"
 #include "core/tuple.h"
+#include "core/tuple_internal.h"
 
 namespace tuplekv {
 
@@ -32,7 +33,9 @@ enum class FramedAs : uint8_t {
 };
 
 // Frames the element at the front of `in` and, when it is a common scalar
-// (as decode_scalar_element defines them), decodes it into *out. A string's
+// (null, int64, double, or string or bytes without escapes, canonically
+// encoded), decodes it into *out. decode_scalar_element is this applied to
+// exactly one element. A string's
 // UTF-8 is left to the reader, so columns nobody reads cost nothing more.
 // Returns the element's size as quick_element_size() gives it: 0 for what
 // that does not size, with *as == kOther.
@@ -44,32 +47,13 @@ inline bool scalar_text_is_valid(const ScalarElement& e);
 // ---------------------------------------------------------------------------
 // Implementation
 
-namespace frame_detail {
-
-inline uint64_t load_be64(const uint8_t* p) {
-  uint64_t v;
-  std::memcpy(&v, p, sizeof v);
-  if constexpr (std::endian::native == std::endian::little) v = __builtin_bswap64(v);
-  return v;
-}
-
-// The n (0-8) big-endian bytes at p.
-inline uint64_t load_be(const uint8_t* p, size_t n) {
-  uint64_t v = 0;
-  for (size_t i = 0; i < n; ++i) v = (v << 8) | p[i];
-  return v;
-}
-
-}  // namespace frame_detail
-
 [[gnu::always_inline]] inline size_t frame_element(BytesView in, ScalarElement* out, FramedAs* as) {
   *as = FramedAs::kOther;
   const size_t avail = in.size();
   if (avail == 0) return 0;
   const auto* p = reinterpret_cast<const uint8_t*>(in.data());
   const uint8_t code = p[0];
-  // decode_scalar_element's acceptance rules, most common codes first;
-  // every other code goes to quick_element_size.
+  // Most common codes first; every other code goes to quick_element_size.
   if (code >= 0x0d && code <= 0x1b) {
     const bool positive = code >= 0x14;
     const size_t n = positive ? code - 0x14u : 0x14u - code;
@@ -78,10 +62,10 @@ inline uint64_t load_be(const uint8_t* p, size_t n) {
     if (positive) {
       // A leading 00 byte is a non-canonical encoding.
       if (n > 0 && p[1] == 0x00) return 1 + n;
-      out->int_value = static_cast<int64_t>(frame_detail::load_be(p + 1, n));
+      out->int_value = static_cast<int64_t>(internal::load_be(p + 1, n));
     } else {
       if (p[1] == 0xff) return 1 + n;
-      out->int_value = static_cast<int64_t>(frame_detail::load_be(p + 1, n)) -
+      out->int_value = static_cast<int64_t>(internal::load_be(p + 1, n)) -
                        static_cast<int64_t>((uint64_t{1} << (8 * n)) - 1);
     }
     *as = FramedAs::kScalar;
@@ -101,11 +85,11 @@ inline uint64_t load_be(const uint8_t* p, size_t n) {
   }
   if (code == 0x21) {
     if (avail < 9) return 0;
-    // Stored with the sign bit flipped (and all bits, for negatives) so
-    // that bytes sort as numbers do; undo it.
-    const uint64_t key = frame_detail::load_be64(p + 1);
+    uint64_t key;
+    std::memcpy(&key, p + 1, sizeof key);
+    if constexpr (std::endian::native == std::endian::little) key = __builtin_bswap64(key);
     out->type = ElementType::kDouble;
-    out->double_bits = (key >> 63) ? key ^ (uint64_t{1} << 63) : ~key;
+    out->double_bits = internal::double_raw_bits(key);
     *as = FramedAs::kScalar;
     return 9;
   }

@@ -1,5 +1,6 @@
 // Internal helpers shared by the tuple codec's source files. Not part of the
-// library API: nothing outside core/tuple*.cc and core/utf8.cc includes it.
+// library API: nothing outside core/tuple*.cc, core/utf8.cc and the
+// codec's inline row reader core/tuple_frame.h includes it.
 #ifndef TUPLEKV_CORE_TUPLE_INTERNAL_H_
 #define TUPLEKV_CORE_TUPLE_INTERNAL_H_
 

@@ -1,5 +1,6 @@
-// frame_element against the two functions it fuses: quick_element_size
-// (the framing) and decode_scalar_element (the decoding).
+// frame_element against quick_element_size (the framing) and TupleReader
+// (the decoding), at the front of longer input. decode_scalar_element is
+// frame_element on one whole element; tuple_test.cc checks it the same way.
 #include "core/tuple_frame.h"
 
 #include <gtest/gtest.h>
@@ -14,16 +15,6 @@
 
 namespace tuplekv {
 namespace {
-
-Bytes H(std::string_view spaced) {
-  std::string hex;
-  for (char c : spaced) {
-    if (c != ' ') hex.push_back(c);
-  }
-  Bytes out;
-  EXPECT_TRUE(from_hex(hex, &out)) << spaced;
-  return out;
-}
 
 // Tuples of what table rows hold, and of what they must not be mistaken
 // for: integers of every width and sign (and past int64), doubles with
@@ -84,8 +75,10 @@ Tuple random_tuple(std::mt19937_64& rng) {
   return t;
 }
 
-// frame_element must size exactly as quick_element_size does and decode
-// exactly what decode_scalar_element accepts, at the front of longer input.
+// frame_element must size exactly as quick_element_size does, decode what
+// it accepts as TupleReader reads it, and accept exactly the common
+// scalars: null, doubles, integers of up to 8 bytes, and strings and bytes
+// without escapes (strings valid UTF-8, which the reader checks too).
 void expect_frame_matches(BytesView in) {
   ScalarElement framed;
   FramedAs as = FramedAs::kScalar;
@@ -95,34 +88,39 @@ void expect_frame_matches(BytesView in) {
     EXPECT_EQ(as, FramedAs::kOther) << to_hex(in);
     return;
   }
-  ScalarElement direct;
-  const bool scalar = decode_scalar_element(in.substr(0, n), &direct);
-  const bool accepted =
-      as == FramedAs::kScalar || (as == FramedAs::kUncheckedText && scalar_text_is_valid(framed));
-  ASSERT_EQ(accepted, scalar) << to_hex(in);
   if (as == FramedAs::kUncheckedText) {
     EXPECT_EQ(framed.type, ElementType::kString) << to_hex(in);
   }
-  if (!scalar) return;
-  ASSERT_EQ(framed.type, direct.type) << to_hex(in);
-  switch (direct.type) {
+  const bool accepted =
+      as == FramedAs::kScalar || (as == FramedAs::kUncheckedText && scalar_text_is_valid(framed));
+  const BytesView element = in.substr(0, n);
+  TupleReader r(element);
+  const bool read = r.next() && r.rest().empty();
+  const auto code = static_cast<uint8_t>(element[0]);
+  const bool simple = read && (r.type() == ElementType::kNull || r.type() == ElementType::kDouble ||
+                               (r.type() == ElementType::kInt && code >= 0x0d && code <= 0x1b) ||
+                               ((r.type() == ElementType::kString || r.type() == ElementType::kBytes) &&
+                                !r.has_escapes()));
+  ASSERT_EQ(accepted, simple) << to_hex(in);
+  if (!accepted) return;
+  ASSERT_EQ(framed.type, r.type()) << to_hex(in);
+  switch (framed.type) {
     case ElementType::kInt:
-      EXPECT_EQ(framed.int_value, direct.int_value) << to_hex(in);
+      EXPECT_EQ(framed.int_value, r.int64_value()) << to_hex(in);
       break;
     case ElementType::kDouble:
-      EXPECT_EQ(framed.double_bits, direct.double_bits) << to_hex(in);
+      EXPECT_EQ(framed.double_bits, r.double_bits()) << to_hex(in);
       break;
     case ElementType::kString:
     case ElementType::kBytes:
-      EXPECT_EQ(framed.payload.data(), direct.payload.data()) << to_hex(in);
-      EXPECT_EQ(framed.payload.size(), direct.payload.size()) << to_hex(in);
+      EXPECT_EQ(framed.payload, r.escaped_payload()) << to_hex(in);
       break;
     default:
       break;
   }
 }
 
-TEST(FrameElement, MatchesQuickSizeAndScalarDecode) {
+TEST(FrameElement, MatchesQuickSizeAndTheReader) {
   std::mt19937_64 gen(20261124);
   size_t decoded = 0;
   for (int i = 0; i < 5000; ++i) {
@@ -157,9 +155,9 @@ TEST(FrameElement, MatchesQuickSizeAndScalarDecode) {
   }
   ScalarElement e;
   FramedAs as;
-  EXPECT_EQ(frame_element(H("02 61 00 FF 62 00 15 01"), &e, &as), 6u);  // an escape: not decoded
+  EXPECT_EQ(frame_element(Bytes("\x02" "a\x00\xff" "b\x00\x15\x01", 8), &e, &as), 6u);  // an escape: not decoded
   EXPECT_EQ(as, FramedAs::kOther);
-  EXPECT_EQ(frame_element(H("15 01 02"), &e, &as), 2u);
+  EXPECT_EQ(frame_element(Bytes("\x15\x01\x02", 3), &e, &as), 2u);
   EXPECT_EQ(as, FramedAs::kScalar);
   EXPECT_EQ(e.int_value, 1);
 }
