@@ -882,14 +882,9 @@ Status TableLayout::split_row(BytesView key, BytesView value, Elements* row,
     return Status::Corruption("table: a row key with the wrong number of key elements");
   }
   if (implicit && !is_int) return Status::Corruption("table: an implicit row key that is not an integer");
-  const size_t nvalues = schema_.values.size();
   if (!split_elements(
-          value, nvalues + schema_.key_copies.size(),
-          [&](size_t i, BytesView e) {
-            const int c = i < nvalues ? schema_.values[i] : schema_.key_copies[i - nvalues];
-            (*row)[static_cast<size_t>(c)] = e;
-          },
-          &is_int)) {
+          value, value_columns_.size(),
+          [&](size_t i, BytesView e) { (*row)[static_cast<size_t>(value_columns_[i])] = e; }, &is_int)) {
     return Status::Corruption("table: a row value with the wrong number of columns");
   }
   return Status::OK();
