@@ -33,13 +33,16 @@ class TableVtabTest : public ::testing::TestWithParam<std::string> {
     for (const Row& r : db_.rows("EXPLAIN QUERY PLAN " + sql)) out += r.back() + ";";
     return out;
   }
-  // Pairs read from the store by `sql`.
-  std::string reads(const std::string& sql) {
-    db_.value("SELECT tuplekv_stats('users', 'reset')");
+  // A tuplekv_stats() counter of `table` ("rows", "ranges", ...) over `sql`.
+  int stat(const std::string& table, const std::string& sql, const std::string& field) {
+    db_.value("SELECT tuplekv_stats('" + table + "', 'reset')");
     db_.rows(sql);
-    const std::string s = db_.value("SELECT tuplekv_stats('users')");
-    return s.substr(s.find("\"rows\":") + 7, s.find(",\"writes\"") - s.find("\"rows\":") - 7);
+    const std::string s = db_.value("SELECT tuplekv_stats('" + table + "')");
+    const size_t at = s.find("\"" + field + "\":") + field.size() + 3;
+    return std::stoi(s.substr(at, s.find_first_of(",}", at) - at));
   }
+  // Pairs read from the store of users by `sql`.
+  std::string reads(const std::string& sql) { return std::to_string(stat("users", sql, "rows")); }
   // ", store=memory" for the memory run, to end a declaration's arguments.
   std::string store_option() const { return GetParam() == "memory" ? ", store=memory" : ""; }
   // `tmpl` with each @T replaced by `table`.
@@ -158,17 +161,10 @@ TEST_P(TableVtabTest, LookupsByTheWholeKeyAnswerAsNative) {
                     "SELECT name FROM @T WHERE a = 1 AND b = 2",
                     "SELECT name FROM @T WHERE a = 1 AND b IN (2, 1) ORDER BY name"},
                    "pk");
-  const auto stat = [&](const std::string& sql, const std::string& field) {
-    db_.value("SELECT tuplekv_stats('pk', 'reset')");
-    db_.rows(sql);
-    const std::string s = db_.value("SELECT tuplekv_stats('pk')");
-    const size_t at = s.find("\"" + field + "\":") + field.size() + 3;
-    return std::stoi(s.substr(at, s.find_first_of(",}", at) - at));
-  };
-  EXPECT_EQ(stat("SELECT name FROM pk WHERE a = 1 AND b = 2", "ranges"), 1);
-  EXPECT_EQ(stat("SELECT name FROM pk WHERE a = 1 AND b = 2", "rows"), 1);
-  EXPECT_EQ(stat("SELECT name FROM pk WHERE a = 1 AND b = 3", "rows"), 0);
-  EXPECT_EQ(stat("SELECT v, (SELECT name FROM pk WHERE a = v AND b = w) FROM args", "rows"), 8);
+  EXPECT_EQ(stat("pk", "SELECT name FROM pk WHERE a = 1 AND b = 2", "ranges"), 1);
+  EXPECT_EQ(stat("pk", "SELECT name FROM pk WHERE a = 1 AND b = 2", "rows"), 1);
+  EXPECT_EQ(stat("pk", "SELECT name FROM pk WHERE a = 1 AND b = 3", "rows"), 0);
+  EXPECT_EQ(stat("pk", "SELECT v, (SELECT name FROM pk WHERE a = v AND b = w) FROM args", "rows"), 8);
   // The implicit key.
   ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE ik USING tuplekv_table(x TEXT" + store_option() +
                        "); INSERT INTO ik VALUES ('p'), ('q'), ('r');"));
@@ -533,13 +529,6 @@ TEST_P(TableVtabTest, SkipScansOverFewFirstValues) {
                        "CREATE TABLE native(region TEXT NOT NULL, id INTEGER NOT NULL, name TEXT, "
                        "PRIMARY KEY(region, id)) STRICT, WITHOUT ROWID;"
                        "INSERT INTO pr " + rows + "; INSERT INTO native " + rows + ";"));
-  const auto stats = [&](const std::string& sql, const std::string& field) {
-    db_.value("SELECT tuplekv_stats('pr', 'reset')");
-    db_.rows(sql);
-    const std::string s = db_.value("SELECT tuplekv_stats('pr')");
-    const size_t at = s.find("\"" + field + "\":") + field.size() + 3;
-    return std::stoi(s.substr(at, s.find_first_of(",}", at) - at));
-  };
   const char* queries[] = {
       "SELECT * FROM @ WHERE id = 77",
       "SELECT * FROM @ WHERE id IN (5, 6, 3001, 7)",
@@ -559,9 +548,9 @@ TEST_P(TableVtabTest, SkipScansOverFewFirstValues) {
   EXPECT_EQ(plan("SELECT * FROM pr WHERE id = 77"),
             "SCAN pr VIRTUAL TABLE INDEX 851968:primary key: point id=?1 skip region;");
   // Six regions: 7 searches for a region, 6 lookups, 1 row.
-  EXPECT_EQ(stats("SELECT * FROM pr WHERE id = 77", "ranges"), 13);
-  EXPECT_EQ(stats("SELECT * FROM pr WHERE id = 77", "rows"), 1);
-  EXPECT_EQ(stats("SELECT * FROM pr WHERE id BETWEEN 70 AND 90", "rows"), 21);
+  EXPECT_EQ(stat("pr", "SELECT * FROM pr WHERE id = 77", "ranges"), 13);
+  EXPECT_EQ(stat("pr", "SELECT * FROM pr WHERE id = 77", "rows"), 1);
+  EXPECT_EQ(stat("pr", "SELECT * FROM pr WHERE id BETWEEN 70 AND 90", "rows"), 21);
   EXPECT_THAT(plan("SELECT region, id FROM pr WHERE id BETWEEN 70 AND 90 ORDER BY region DESC, id DESC"),
               HasSubstr("range id>=?1 AND id<=?2 skip region reverse"));
   // An index skips over its first column too.
