@@ -679,13 +679,14 @@ Status coerce(ColumnType t, const SqlValue& v, SqlConversions* conv, std::string
               std::string_view column, SqlValue* out, std::string* buf, std::string_view type_label) {
   *out = v;
   if (v.kind == SqlValue::Kind::kNull) return Status::OK();
-  // SQLite stores -0.0 as 0.0 (and 0.0 == -0.0 there): keep one key.
+  // A REAL column stores -0.0 as 0.0, as SQLite's REAL affinity does (it
+  // keeps an integral real as an integer). ANY has no affinity: there
+  // SQLite keeps -0.0, and equality treats it as 0 (sql_equal_variants).
   auto fix_zero = [&] {
     if (out->kind == SqlValue::Kind::kReal && out->r == 0) out->r = 0.0;
   };
   switch (t) {
     case ColumnType::kAny:
-      fix_zero();
       return Status::OK();
     case ColumnType::kBlob:
       if (v.kind == SqlValue::Kind::kBlob) return Status::OK();

@@ -46,7 +46,8 @@
 // BLOB only blobs; ANY anything, unchanged. Anything else is kTypeMismatch
 // "cannot store TEXT value in INTEGER column t.c", SQLite's own message.
 // -0.0 in a REAL column is stored as 0.0 (SQLite does the same), so key
-// order and equality of typed columns are exactly SQLite's.
+// order and equality of typed columns are exactly SQLite's; an ANY column
+// keeps -0.0, as SQLite does, and finds it as 0 (core/model/sql_any.h).
 //
 // Thread safety: none.
 #ifndef TUPLEKV_CORE_MODEL_TABLE_H_

@@ -304,7 +304,7 @@ TEST(TableCoerceTest, StrictRules) {
   EXPECT_EQ(coerced(ColumnType::kBlob, blob(std::string_view("a\0b", 3))), "(b'a\\x00b',)");
   EXPECT_EQ(coerced(ColumnType::kBlob, integer(1)), "cannot store INT value in BLOB column t.c");
   EXPECT_EQ(coerced(ColumnType::kAny, text("5")), "('5',)");
-  EXPECT_EQ(coerced(ColumnType::kAny, real(-0.0)), "(0.0,)");
+  EXPECT_EQ(coerced(ColumnType::kAny, real(-0.0)), "(-0.0,)");  // no affinity: kept, as SQLite keeps it
   EXPECT_EQ(coerced(ColumnType::kText, SqlValue()), "(None,)");
 }
 
