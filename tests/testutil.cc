@@ -66,6 +66,25 @@ std::string render_column(sqlite3_stmt* stmt, int i) {
   }
 }
 
+std::string render_column_exact(sqlite3_stmt* stmt, int i) {
+  switch (sqlite3_column_type(stmt, i)) {
+    case SQLITE_INTEGER:
+      return std::to_string(sqlite3_column_int64(stmt, i));
+    case SQLITE_FLOAT: {
+      char buf[40];
+      std::snprintf(buf, sizeof buf, "r%.17g", sqlite3_column_double(stmt, i));
+      return buf;
+    }
+    case SQLITE_TEXT: {
+      const unsigned char* text = sqlite3_column_text(stmt, i);
+      return "'" + std::string(reinterpret_cast<const char*>(text),
+                               static_cast<size_t>(sqlite3_column_bytes(stmt, i))) + "'";
+    }
+    default:
+      return render_column(stmt, i);
+  }
+}
+
 int Db::run(const std::string& sql, Rows* out, std::string* message) {
   const char* tail = sql.c_str();
   while (tail != nullptr && *tail != '\0') {

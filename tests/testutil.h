@@ -65,6 +65,14 @@ class Db {
 // Renders the current row's column i as described above.
 std::string render_column(sqlite3_stmt* stmt, int i);
 
+// Renders column i so that two values render alike only when they are the
+// same SQL value of the same type: INTEGER as digits, REAL as "r" and its
+// 17 significant digits (keeping the sign of -0.0), TEXT quoted, BLOB and
+// NULL as render_column() does. For differential tests, where
+// sqlite3_column_text would make 2 and '2', 0.0 and -0.0, or two doubles
+// equal to 15 digits look alike.
+std::string render_column_exact(sqlite3_stmt* stmt, int i);
+
 // Absolute path of a file under the shared directory (tuple vectors, slt
 // scripts); fails loudly if it does not exist.
 std::string shared_path(const std::string& relative);

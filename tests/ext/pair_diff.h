@@ -40,7 +40,7 @@ inline Outcome run_sql(sqlite3* db, const std::string& sql) {
     out.rows.clear();
     while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
       Row row;
-      for (int i = 0; i < sqlite3_column_count(stmt); ++i) row.push_back(render_column(stmt, i));
+      for (int i = 0; i < sqlite3_column_count(stmt); ++i) row.push_back(render_column_exact(stmt, i));
       out.rows.push_back(std::move(row));
     }
     if (rc != SQLITE_DONE) {

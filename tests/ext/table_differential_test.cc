@@ -438,9 +438,11 @@ class TableDiff {
     for (const std::string& k : key_) s += (s.empty() ? "" : ", ") + alias + k;
     return s;
   }
+  // The columns themselves, not quote()d: quote() spells -0.0 as 0.0, and
+  // run_sql renders each value exactly.
   std::string select_list(const std::string& alias = "") const {
     std::string s;
-    for (const Column& c : columns_) s += (s.empty() ? "" : ", ") + std::string("quote(") + alias + c.name + ")";
+    for (const Column& c : columns_) s += (s.empty() ? "" : ", ") + alias + c.name;
     return s;
   }
   std::string values_row() {
@@ -725,7 +727,7 @@ class TableDiff {
       return;
     }
     const Outcome c = run_sql(kv_->handle(), "SELECT tuplekv_check('t')");
-    if (c.rc != SQLITE_OK || c.rows.size() != 1 || c.rows[0][0] != "ok") {
+    if (c.rc != SQLITE_OK || c.rows.size() != 1 || c.rows[0][0] != "'ok'") {
       ++mismatches;
       ADD_FAILURE() << "tuplekv_check after: " << after << "\n  schema: " << describe() << "\n  "
                     << (c.rows.empty() ? c.message : c.rows[0][0]);
