@@ -6,7 +6,10 @@
 // then are the row and its index entries written (core TableRows), so a
 // failing row leaves nothing behind; rows written earlier by the same
 // statement are undone by SQLite's statement rollback (shadow table) or
-// xRollbackTo (memory store).
+// xRollbackTo (memory store). That includes a type error's statement,
+// which SQLite 3.40's own STRICT table leaves half-written inside a
+// transaction when no other constraint could abort it (README, "Type
+// errors").
 #include <string>
 #include <vector>
 

@@ -16,11 +16,12 @@
 // equal (table names aside); after each write the whole content is compared
 // and tuplekv_check() must say 'ok'.
 //
-// Known, documented difference, accepted here: a type error under a
-// conflict clause other than ABORT (and FAIL inside a transaction) is
-// SQLITE_MISMATCH from the module where a STRICT table reports
-// SQLITE_CONSTRAINT_DATATYPE; the message is the same (ext/table_write.cc
-// says why).
+// Known, documented differences, accepted here (README, "Type errors"): a
+// type error under a conflict clause other than ABORT and REPLACE (and
+// FAIL inside a transaction) is SQLITE_MISMATCH from the module where a
+// STRICT table reports SQLITE_CONSTRAINT_DATATYPE, with the same message;
+// and the rows a statement wrote before a type error are undone where
+// SQLite's own table may keep them, so such statements are not drawn.
 //
 // Some outcomes depend on the order rows are visited in rather than on the
 // rows. tuplekv visits them in the order of the native table's key or
@@ -464,9 +465,9 @@ class TableDiff {
   // ---- statements
 
   // A statement that writes several rows under a clause other than ABORT
-  // gets values of each column's own type: a STRICT type error there keeps
-  // or drops the rows before it in ways a virtual table cannot reproduce
-  // (see the file comment of ext/table_write.cc).
+  // gets values of each column's own type: after a STRICT type error there
+  // SQLite's own table may keep the rows before it (no statement journal),
+  // where tuplekv undoes them (README, "Type errors").
   std::string statement() {
     strict_ = false;
     std::string s = statement_text();
