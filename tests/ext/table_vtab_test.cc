@@ -119,6 +119,22 @@ TEST_P(TableVtabTest, StrictValuesAndMessages) {
 // NOCASE and RTRIM columns outside the key and indexes are compared,
 // sorted, grouped and made distinct by SQLite itself, as in the native
 // reference with the same declaration.
+// SQLite keeps any bytes as TEXT; a tuple string is UTF-8, so such text is
+// refused by name and the statement writes nothing (README).
+TEST_P(TableVtabTest, TextThatIsNotUtf8IsRefusedAndWritesNothing) {
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE a USING tuplekv_table(k ANY, v ANY, PRIMARY KEY(k)" +
+                       store_option() + ")"));
+  ASSERT_TRUE(db_.exec("INSERT INTO a VALUES (1, x'ff')"));
+  EXPECT_EQ(db_.error("INSERT INTO users VALUES (7, 'x', 'eu'), (8, CAST(x'ff' AS TEXT), 'eu')"),
+            "tuplekv_table: TEXT value for users.name is not valid UTF-8");
+  EXPECT_EQ(db_.error("UPDATE a SET k = v || 'x'"), "tuplekv_table: TEXT value for a.k is not valid UTF-8");
+  EXPECT_EQ(db_.rows("SELECT count(*) FROM users WHERE user_id > 4"), (Rows{{"0"}}));
+  EXPECT_EQ(db_.rows("SELECT k, hex(v) FROM a"), (Rows{{"1", "FF"}}));
+  // Valid text, NUL included, is stored as written.
+  ASSERT_TRUE(db_.exec("UPDATE a SET v = CAST(x'61006263' AS TEXT)"));
+  EXPECT_EQ(db_.rows("SELECT typeof(v), hex(v) FROM a"), (Rows{{"text", "61006263"}}));
+}
+
 TEST_P(TableVtabTest, CollatedValueColumnsBehaveAsNative) {
   ASSERT_NO_FATAL_FAILURE(create_with_native(
       "c", "id INTEGER, name TEXT COLLATE NOCASE, tag ANY COLLATE RTRIM, PRIMARY KEY(id)", "", "",
