@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "core/model/collation_key.h"
+#include "core/model/native_scan.h"
 #include "core/subspace.h"
 
 namespace tuplekv::model {
@@ -234,6 +235,7 @@ class SchemaParser {
       TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &idx.columns));
       if (idx.columns.empty()) return fail("index " + idx.name + " needs at least one column");
       if (idx.unique) created_after_.push_back(static_cast<int>(indexes_.size()));
+      indexes_after_.push_back(static_cast<int>(indexes_.size()));
       indexes_.push_back(std::move(idx));
       return Status::OK();
     }
@@ -292,7 +294,7 @@ class SchemaParser {
     for (size_t i = 0, n = 0; i < indexes_.size(); ++i) {
       if (!merged[i]) number[i] = static_cast<int>(n++);
     }
-    for (std::vector<int>* list : {&created_, &created_after_}) {
+    for (std::vector<int>* list : {&created_, &created_after_, &indexes_after_}) {
       for (int& i : *list) {
         if (i != kKeyIndex) i = number[static_cast<size_t>(i)];
       }
@@ -318,6 +320,8 @@ class SchemaParser {
       s.indexes.push_back(std::move(idx));
     }
     s.name_automatic_indexes(table_);
+    s.creation_order = created_;
+    s.creation_order.insert(s.creation_order.end(), indexes_after_.begin(), indexes_after_.end());
     std::vector<int> all = created_;
     all.insert(all.end(), created_after_.begin(), created_after_.end());
     s.unique_check_order.assign(all.rbegin(), all.rend());
@@ -467,6 +471,7 @@ class SchemaParser {
                     " (use INTEGER, REAL, TEXT, BLOB or ANY)");
       }
       col.type = *type;
+      col.size_estimate = size_estimate(text.substr(begin, end - begin));
       declared_integer = iequals(words, "INTEGER") && end == t_end_of_words;
       col.type_label = declared_type_label(words, *type);
     }
@@ -570,7 +575,8 @@ class SchemaParser {
   // CREATE INDEX statements after it.
   static constexpr int kKeyIndex = -1;
   std::vector<int> created_;
-  std::vector<int> created_after_;
+  std::vector<int> created_after_;  // the unique ones of indexes_after_
+  std::vector<int> indexes_after_;  // every INDEX item, in order
   std::vector<bool> integer_declared_;  // per column: type written exactly INTEGER
   std::vector<PendingIndex> indexes_;
 };

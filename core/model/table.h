@@ -85,6 +85,7 @@ struct TableColumn {
   std::string name;
   ColumnType type = ColumnType::kAny;
   std::string_view type_label;  // for messages: declared_type_label()
+  int size_estimate = 1;        // SQLite's, for its planner (core/model/native_scan.h)
   std::string_view collation = "BINARY";  // "BINARY", "NOCASE" or "RTRIM"
   bool not_null = false;       // declared NOT NULL, or a key column
   std::string default_sql;     // the DEFAULT expression as written; empty: none
@@ -124,6 +125,9 @@ struct TableSchema {
   // The order SQLite checks uniqueness in: -1 the primary key (or rowid),
   // else a unique index's number.
   std::vector<int> unique_check_order;
+  // The order the reference table's indexes are created in: -1 the
+  // primary key (not for an implicit key), else an index's number.
+  std::vector<int> creation_order;
 
   bool implicit_key() const { return key.empty(); }
   bool has_unique_index() const {

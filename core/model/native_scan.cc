@@ -1,0 +1,142 @@
+#include "core/model/native_scan.h"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+
+#include "core/model/table.h"
+
+namespace tuplekv::model {
+
+int log_est(uint64_t x) {
+  static constexpr int kFraction[8] = {0, 2, 3, 5, 6, 7, 8, 9};
+  int y = 40;
+  if (x < 8) {
+    if (x < 2) return 0;
+    while (x < 8) {
+      y -= 10;
+      x <<= 1;
+    }
+  } else {
+    const int shift = 60 - std::countl_zero(x);
+    y += shift * 10;
+    x >>= shift;
+  }
+  return kFraction[x & 7] + y - 10;
+}
+
+int size_estimate(std::string_view type) {
+  // sqlite3AffinityType: a rolling hash of the last four characters, in
+  // lower case, names the affinity; CHAR(n) and BLOB(n) also give a size.
+  enum class Aff { kBlob, kText, kNumeric, kInteger, kReal };
+  Aff aff = Aff::kNumeric;
+  uint32_t h = 0;
+  size_t size_from = std::string_view::npos;  // where to look for a size
+  auto word = [](const char* w) {
+    return (static_cast<uint32_t>(w[0]) << 24) | (static_cast<uint32_t>(w[1]) << 16) |
+           (static_cast<uint32_t>(w[2]) << 8) | static_cast<uint32_t>(w[3]);
+  };
+  for (size_t i = 0; i < type.size(); ++i) {
+    h = (h << 8) + static_cast<uint32_t>(std::tolower(static_cast<unsigned char>(type[i])));
+    const size_t next = i + 1;
+    if (h == word("char")) {
+      aff = Aff::kText;
+      size_from = next;
+    } else if (h == word("clob") || h == word("text")) {
+      aff = Aff::kText;
+    } else if (h == word("blob") && (aff == Aff::kNumeric || aff == Aff::kReal)) {
+      aff = Aff::kBlob;
+      if (next < type.size() && type[next] == '(') size_from = next;
+    } else if ((h == word("real") || h == word("floa") || h == word("doub")) && aff == Aff::kNumeric) {
+      aff = Aff::kReal;
+    } else if ((h & 0x00ffffff) == ((uint32_t{'i'} << 16) | (uint32_t{'n'} << 8) | uint32_t{'t'})) {
+      aff = Aff::kInteger;
+      break;
+    }
+  }
+  int v = 0;  // about 4 bytes
+  if (aff == Aff::kBlob || aff == Aff::kText) {
+    if (size_from != std::string_view::npos) {
+      // The first run of digits after the name, as sqlite3GetInt32 reads it.
+      size_t at = size_from;
+      while (at < type.size() && !std::isdigit(static_cast<unsigned char>(type[at]))) ++at;
+      int64_t n = 0;
+      while (at < type.size() && std::isdigit(static_cast<unsigned char>(type[at])) && n <= INT32_MAX) {
+        n = n * 10 + (type[at++] - '0');
+      }
+      v = n > INT32_MAX ? 0 : static_cast<int>(n);
+    } else {
+      v = 16;  // about 20 bytes
+    }
+  }
+  return std::min(v / 4 + 1, 255);
+}
+
+std::vector<NativeScan> native_full_scans(const TableSchema& s) {
+  const size_t ncols = s.columns.size();
+  int table_width = 1;  // no INTEGER PRIMARY KEY column: the rowid, or none
+  for (const TableColumn& c : s.columns) table_width += c.size_estimate;
+  const int table_size = log_est(static_cast<uint64_t>(4 * table_width));
+  auto cost_of = [&](int width) { return 1 + (15 * log_est(static_cast<uint64_t>(4 * width))) / table_size; };
+
+  std::vector<NativeScan> out;
+  if (s.implicit_key()) {
+    NativeScan rowid;
+    rowid.cost = 16;
+    rowid.holds.assign(ncols, true);
+    out.push_back(std::move(rowid));
+  }
+  for (auto it = s.creation_order.rbegin(); it != s.creation_order.rend(); ++it) {
+    NativeScan scan;
+    scan.index = *it;
+    if (*it == NativeScan::kPrimaryKey) {
+      scan.holds.assign(ncols, true);
+      scan.cost = cost_of(table_width - 1);
+      out.push_back(std::move(scan));
+      continue;
+    }
+    const TableIndex& index = s.indexes[static_cast<size_t>(*it)];
+    scan.holds.assign(ncols, false);
+    int width = 0;
+    for (int c : index.columns) {
+      scan.holds[static_cast<size_t>(c)] = true;
+      width += s.columns[static_cast<size_t>(c)].size_estimate;
+    }
+    if (s.implicit_key()) {
+      width += 1;  // the rowid
+    } else {
+      // The key columns the index lacks complete its entries. SQLite
+      // counts them in its width but, for the index of a UNIQUE
+      // constraint (made while the table still looked like a rowid
+      // table), not among the columns it holds.
+      std::vector<bool> listed = scan.holds;
+      for (int k : s.key) {
+        if (listed[static_cast<size_t>(k)]) continue;
+        listed[static_cast<size_t>(k)] = true;
+        if (!index.automatic) scan.holds[static_cast<size_t>(k)] = true;
+        width += s.columns[static_cast<size_t>(k)].size_estimate;
+      }
+    }
+    scan.cost = cost_of(width);
+    out.push_back(std::move(scan));
+  }
+  return out;
+}
+
+size_t choose_native_scan(const std::vector<NativeScan>& scans, const std::vector<bool>& used) {
+  size_t best = 0;
+  bool found = false;
+  for (size_t i = 0; i < scans.size(); ++i) {
+    bool holds = true;
+    for (size_t c = 0; c < used.size() && holds; ++c) {
+      holds = !used[c] || (c < scans[i].holds.size() && scans[i].holds[c]);
+    }
+    if (holds && (!found || scans[i].cost < scans[best].cost)) {
+      best = i;
+      found = true;
+    }
+  }
+  return best;
+}
+
+}  // namespace tuplekv::model
