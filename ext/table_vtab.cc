@@ -63,7 +63,10 @@
 // statement pays a row fetch per row, so a key prefix beats an index range
 // beats a full scan; among them the choice also charges SQLite's sort to
 // a candidate whose rows would not come in ORDER BY order (SQLite is told
-// the scan's cost alone). A candidate whose first position is unconstrained
+// the scan's cost alone). When every candidate would read the whole table
+// in no useful order, a declared key's table reads what SQLite would read
+// of the native one (core/model/native_scan.h), so that rows come in its
+// order. A candidate whose first position is unconstrained
 // while its second is gets a skip-scan (`... skip region`, core/spec_scan.h)
 // when its first position holds at most kSkipScanDistinct values; the
 // count is taken at planning with one seek per value and kept until the
@@ -333,6 +336,7 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
     c.plans = std::make_unique<PlanCache>(c.columns);
     candidates.push_back(std::move(c));
   }
+  native_scans = model::native_full_scans(table);
   remember_table(this);
   return Status::OK();
 }
@@ -393,6 +397,8 @@ struct Evaluated {
   bool covering = false;
   double cost = 0;         // of the scan, as SQLite is told
   double choice_cost = 0;  // plus SQLite's sort when the rows come unsorted
+  bool full_scan = false;  // no position constrained (LIMIT/OFFSET aside)
+  bool delivers_order = false;  // the statement has an ORDER BY, and the rows come in it
 };
 
 bool rhs_known(sqlite3_index_info* info, int i) {
@@ -596,6 +602,10 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   }
   const double rows = std::max(e.plan.rows, 2.0);
   e.choice_cost = e.cost + (in_order ? 0 : rows * std::log2(rows) * kSortCost);
+  e.delivers_order = in_order && !req.order_by.empty();
+  e.full_scan = std::all_of(e.plan.terms.begin(), e.plan.terms.end(), [](const PlanTerm& term) {
+    return term.op == PlanOp::kLimit || term.op == PlanOp::kOffset;
+  });
   return e;
 }
 
@@ -603,7 +613,8 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
 
 int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   size_t best = 0;
-  Evaluated chosen;
+  std::vector<Evaluated> evaluated;
+  bool whole_table = true;  // every candidate would scan it all, and sort alike
   for (size_t k = 0; k < t->candidates.size(); ++k) {
     Evaluated e = evaluate(*t, t->candidates[k], info, false);
     if (e.ambiguous) {
@@ -611,11 +622,28 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
       e = evaluate(*t, t->candidates[k], info, true);
       e.ambiguous = ambiguous;
     }
-    if (k == 0 || e.choice_cost < chosen.choice_cost) {
-      chosen = std::move(e);
-      best = k;
-    }
+    whole_table = whole_table && e.full_scan && !e.delivers_order;
+    if (k == 0 || e.choice_cost < evaluated[best].choice_cost) best = k;
+    evaluated.push_back(std::move(e));
   }
+  // Only for a declared key, whose reference is a WITHOUT ROWID table. A
+  // rowid table's own scan is also what `NOT INDEXED` (which SQLite does
+  // not tell a virtual table) and SQLite's one-pass UPDATE and DELETE
+  // read, so an implicit key keeps to it. And raw_key is the row's stored
+  // key: a statement reading it has no native twin, and gets key order.
+  const size_t raw_bit = std::min<size_t>(static_cast<size_t>(t->raw_column), 63);
+  if (whole_table && !t->table.implicit_key() && ((info->colUsed >> raw_bit) & 1) == 0) {
+    // Read what SQLite would read of the native table, so that rows come
+    // in its order (core/model/native_scan.h); the primary key otherwise
+    // wins every tie of the costs above.
+    std::vector<bool> used(t->table.columns.size());
+    for (size_t col = 0; col < used.size(); ++col) {
+      used[col] = ((info->colUsed >> std::min<size_t>(col, 63)) & 1) != 0;
+    }
+    const model::NativeScan& scan = t->native_scans[model::choose_native_scan(t->native_scans, used)];
+    best = scan.index == model::NativeScan::kPrimaryKey ? 0 : 1 + static_cast<size_t>(scan.index);
+  }
+  Evaluated chosen = std::move(evaluated[best]);
   const Candidate& c = t->candidates[best];
   for (size_t k = 0; k < chosen.plan.terms.size(); ++k) {
     const int i = chosen.source[static_cast<size_t>(chosen.plan.terms[k].constraint)];

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/bytes.h"
+#include "core/model/native_scan.h"
 #include "core/model/table.h"
 #include "core/status.h"
 #include "core/store.h"
@@ -87,6 +88,8 @@ struct TableVtab : sqlite3_vtab {
   std::string raw_name;  // the hidden raw-key column
   int raw_column = 0;    // its number (= table.columns.size())
   std::vector<Candidate> candidates;  // [0] primary key, [1 + i] index i
+  // How SQLite would scan the native reference whole, in its order.
+  std::vector<model::NativeScan> native_scans;
   // The next implicit key, when known (reset whenever it may have changed).
   std::optional<int64_t> next_rowid;
   uint64_t row_writes = 0;  // xUpdate calls (one per row written), to age estimates

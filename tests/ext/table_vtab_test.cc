@@ -5,7 +5,10 @@
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
+#include <algorithm>
+#include <random>
 #include <string>
+#include <vector>
 
 #include "tests/testutil.h"
 
@@ -602,10 +605,12 @@ TEST_P(TableVtabTest, SkipScansOverFewFirstValues) {
               HasSubstr(":index ev_kind covering: range at=?1 skip kind;"));
   EXPECT_EQ(db_.rows("SELECT count(*), sum(id) FROM ev WHERE at = 42"),
             db_.rows("SELECT count(*), sum(id) FROM native WHERE id % 100 = 42"));
-  // Past the distinct values a skip-scan is planned for, a full scan.
+  // Past the distinct values a skip-scan is planned for, a full scan: of
+  // pr_name, which holds every column, as SQLite reads its own table.
   ASSERT_TRUE(db_.exec("INSERT INTO pr WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n "
                        "WHERE i < 300) SELECT 'z' || i, 1, 'm' FROM n"));
-  EXPECT_EQ(plan("SELECT * FROM pr WHERE id = 77"), "SCAN pr VIRTUAL TABLE INDEX 851968:primary key: full;");
+  EXPECT_EQ(plan("SELECT * FROM pr WHERE id = 77"),
+            "SCAN pr VIRTUAL TABLE INDEX 1573121:index pr_name covering: full;");
   EXPECT_EQ(db_.rows("SELECT region FROM pr WHERE id = 77"), (Rows{{"r5"}}));
   EXPECT_EQ(db_.value("SELECT tuplekv_check('pr')"), "ok");
 }
@@ -705,6 +710,92 @@ TEST(TableVtabPlanTest, CompositeKeysTypedRangesAndAnyKeys) {
   EXPECT_EQ(db.rows("SELECT v FROM a WHERE k = 2.0"), (Rows{{"int"}}));
   EXPECT_EQ(db.rows("SELECT v FROM a WHERE k > 2 ORDER BY k"), (Rows{{"real"}, {"text"}, {"blob"}}));
   EXPECT_EQ(db.rows("SELECT v FROM a WHERE k >= x'00'"), (Rows{{"blob"}}));
+}
+
+// A whole-table scan reads the index SQLite would read of the native
+// table (a narrower one holding every column the statement uses), so rows
+// come in the same order: random declarations and rows, each statement's
+// rows and choice (an index or the key) against the native table's.
+TEST(TableVtabPlanTest, FullScansReadWhatSqliteReadsOfItsOwnTable) {
+  std::mt19937 rng(20261124);
+  auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+  auto sample = [&](int n, int k) {
+    std::vector<int> all(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) all[static_cast<size_t>(i)] = i;
+    std::shuffle(all.begin(), all.end(), rng);
+    all.resize(static_cast<size_t>(k));
+    return all;
+  };
+  auto list = [](const std::vector<int>& cols) {
+    std::string s;
+    for (int c : cols) s += (s.empty() ? "c" : ", c") + std::to_string(c);
+    return s;
+  };
+  static const char* kTypes[] = {"INTEGER", "INT", "REAL", "TEXT", "BLOB", "ANY"};
+  int compared = 0, chose_index = 0;
+  for (int round = 0; round < 150; ++round) {
+    Db db;
+    const int n = 2 + pick(4);
+    const std::vector<int> key = sample(n, 1 + pick(std::min(3, n)));
+    std::string vt_cols, native_cols;
+    std::vector<int> type(static_cast<size_t>(n));
+    for (int c = 0; c < n; ++c) {
+      type[static_cast<size_t>(c)] = pick(6);
+      const std::string def = "c" + std::to_string(c) + " " + kTypes[type[static_cast<size_t>(c)]];
+      const bool in_key = std::find(key.begin(), key.end(), c) != key.end();
+      vt_cols += def + ", ";
+      native_cols += def + (in_key ? " NOT NULL, " : ", ");
+    }
+    std::string constraints = "PRIMARY KEY(" + list(key) + ")";
+    for (int u = pick(3); u > 0; --u) {
+      const std::string unique = "UNIQUE(" + list(sample(n, 1 + pick(2))) + ")";
+      constraints = pick(2) ? constraints + ", " + unique : unique + ", " + constraints;
+    }
+    std::string vt_indexes, native_indexes;
+    for (int i = pick(3); i > 0; --i) {
+      const std::string name = "i" + std::to_string(i);
+      const std::string cols = list(sample(n, 1 + pick(std::min(3, n))));
+      const bool unique = pick(3) == 0;
+      vt_indexes += std::string(", ") + (unique ? "UNIQUE " : "") + "INDEX " + name + "(" + cols + ")";
+      native_indexes += std::string("CREATE ") + (unique ? "UNIQUE " : "") + "INDEX " + name + " ON n(" + cols + ");";
+    }
+    const std::string vt = "CREATE VIRTUAL TABLE t USING tuplekv_table(" + vt_cols + constraints + vt_indexes + ")";
+    const std::string native = "CREATE TABLE n(" + native_cols + constraints + ") STRICT, WITHOUT ROWID;" + native_indexes;
+    ASSERT_TRUE(db.exec(vt)) << vt;
+    ASSERT_TRUE(db.exec(native)) << native;
+    for (int r = 0; r < 12; ++r) {
+      std::string values;
+      for (int c = 0; c < n; ++c) {
+        const int v = pick(7);
+        std::string lit;
+        switch (type[static_cast<size_t>(c)]) {
+          case 0: case 1: lit = std::to_string(v); break;
+          case 2: lit = std::to_string(v) + ".5"; break;
+          case 3: lit = "'" + std::string(1, static_cast<char>('a' + v)) + "'"; break;
+          case 4: lit = "x'0" + std::to_string(v) + "'"; break;
+          default: lit = v % 2 ? std::to_string(v) : "'" + std::to_string(v) + "'";
+        }
+        values += (c ? ", " : "") + lit;
+      }
+      ASSERT_TRUE(db.exec("INSERT OR IGNORE INTO t VALUES (" + values + "); INSERT OR IGNORE INTO n VALUES (" +
+                          values + ")"));
+    }
+    for (int q = 0; q < 4; ++q) {
+      const std::string cols = list(sample(n, 1 + pick(n)));
+      const std::string theirs = db.rows("EXPLAIN QUERY PLAN SELECT " + cols + " FROM n").at(0).back();
+      const std::string ours = db.rows("EXPLAIN QUERY PLAN SELECT " + cols + " FROM t").at(0).back();
+      const bool their_index = theirs.find(" INDEX ") != std::string::npos;
+      EXPECT_EQ(ours.find(":index ") != std::string::npos, their_index)
+          << vt << "\n" << native << "\nSELECT " << cols << "\n" << ours << "\n" << theirs;
+      EXPECT_EQ(db.rows("SELECT " + cols + " FROM t"), db.rows("SELECT " + cols + " FROM n"))
+          << vt << "\n" << native << "\nSELECT " << cols << "\n" << ours << "\n" << theirs;
+      ++compared;
+      if (their_index) ++chose_index;
+    }
+  }
+  // Both outcomes were tried often.
+  EXPECT_GT(chose_index, compared / 10);
+  EXPECT_LT(chose_index, compared * 9 / 10);
 }
 
 TEST(TableVtabSchemaTest, DeclarationErrorsAndImplicitKeys) {
