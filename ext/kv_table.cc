@@ -66,7 +66,6 @@ Status parse_options(int argc, const char* const* argv, const std::string& table
   return Status::OK();
 }
 
-
 }  // namespace
 
 Status KvTable::open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& reg, int argc,

@@ -1274,7 +1274,7 @@ Status TableCursor::next() {
 }
 
 int TableCursor::column(sqlite3_context* ctx, int i) {
-  if (column_scalar(ctx, i)) return SQLITE_OK;
+  // table_column() has tried column_scalar() already.
   if (scalars_valid_) return column_slow(ctx, i);
   // A covering index entry: a column holding a common scalar, no Status at all.
   TableVtab* t = table();

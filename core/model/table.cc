@@ -234,7 +234,6 @@ class SchemaParser {
       idx.name = n.text;
       TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &idx.columns));
       if (idx.columns.empty()) return fail("index " + idx.name + " needs at least one column");
-      if (idx.unique) created_after_.push_back(static_cast<int>(indexes_.size()));
       indexes_after_.push_back(static_cast<int>(indexes_.size()));
       indexes_.push_back(std::move(idx));
       return Status::OK();
@@ -294,7 +293,7 @@ class SchemaParser {
     for (size_t i = 0, n = 0; i < indexes_.size(); ++i) {
       if (!merged[i]) number[i] = static_cast<int>(n++);
     }
-    for (std::vector<int>* list : {&created_, &created_after_, &indexes_after_}) {
+    for (std::vector<int>* list : {&created_, &indexes_after_}) {
       for (int& i : *list) {
         if (i != kKeyIndex) i = number[static_cast<size_t>(i)];
       }
@@ -322,12 +321,11 @@ class SchemaParser {
     s.name_automatic_indexes(table_);
     s.creation_order = created_;
     s.creation_order.insert(s.creation_order.end(), indexes_after_.begin(), indexes_after_.end());
-    std::vector<int> all = created_;
-    all.insert(all.end(), created_after_.begin(), created_after_.end());
-    s.unique_check_order.assign(all.rbegin(), all.rend());
-    if (s.implicit_key()) {
-      // A rowid table checks its rowid before any index.
-      s.unique_check_order.insert(s.unique_check_order.begin(), kKeyIndex);
+    // Uniqueness is checked the last created first; a rowid table checks
+    // its rowid before any index.
+    if (s.implicit_key()) s.unique_check_order.push_back(kKeyIndex);
+    for (auto it = s.creation_order.rbegin(); it != s.creation_order.rend(); ++it) {
+      if (*it == kKeyIndex || s.indexes[static_cast<size_t>(*it)].unique) s.unique_check_order.push_back(*it);
     }
     return Status::OK();
   }
@@ -575,7 +573,6 @@ class SchemaParser {
   // CREATE INDEX statements after it.
   static constexpr int kKeyIndex = -1;
   std::vector<int> created_;
-  std::vector<int> created_after_;  // the unique ones of indexes_after_
   std::vector<int> indexes_after_;  // every INDEX item, in order
   std::vector<bool> integer_declared_;  // per column: type written exactly INTEGER
   std::vector<PendingIndex> indexes_;
@@ -685,14 +682,10 @@ Status coerce(ColumnType t, const SqlValue& v, SqlConversions* conv, std::string
               std::string_view column, SqlValue* out, std::string* buf, std::string_view type_label) {
   *out = v;
   if (v.kind == SqlValue::Kind::kNull) return Status::OK();
-  // A REAL column stores -0.0 as 0.0, as SQLite's REAL affinity does (it
-  // keeps an integral real as an integer). ANY has no affinity: there
-  // SQLite keeps -0.0, and equality treats it as 0 (sql_equal_variants).
-  auto fix_zero = [&] {
-    if (out->kind == SqlValue::Kind::kReal && out->r == 0) out->r = 0.0;
-  };
   switch (t) {
     case ColumnType::kAny:
+      // No affinity: SQLite keeps -0.0 here, and equality treats it as 0
+      // (sql_equal_variants).
       return Status::OK();
     case ColumnType::kBlob:
       if (v.kind == SqlValue::Kind::kBlob) return Status::OK();
@@ -732,8 +725,9 @@ Status coerce(ColumnType t, const SqlValue& v, SqlConversions* conv, std::string
       }
       if (n.kind == SqlValue::Kind::kReal) {
         out->kind = SqlValue::Kind::kReal;
-        out->r = n.r;
-        fix_zero();
+        // -0.0 becomes 0.0, as SQLite's REAL affinity stores an integral
+        // real as an integer.
+        out->r = n.r == 0 ? 0.0 : n.r;
         return Status::OK();
       }
       return mismatch(n.kind, t, type_label, table, column);
