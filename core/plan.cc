@@ -23,7 +23,12 @@ namespace {
 constexpr double kInListGuess = 10;     // values in an IN list whose size is unknown
 constexpr double kOneSidedFactor = 0.25;
 constexpr double kTwoSidedFactor = 1.0 / 64;
-constexpr double kEqFactor = 0.1;       // a non-unique equality position
+// Rows one value of a non-unique prefix of n key positions matches,
+// n = 1, 2, ...: SQLite's own guess for an index it has no statistics of
+// (sqlite3DefaultRowEst: 10, 9, 8, 7, 6, then 5). Guessing as SQLite does
+// keeps an equality or IN prefix well below any range, and picks the key
+// or index a native table would read.
+constexpr double kRowsPerPrefixValue[] = {10, 9, 8, 7, 6, 5};
 constexpr int kMaxOmitArgv = 16;        // SQLite honours omit only for argv 1..16
 constexpr size_t kMaxRanges = size_t{1} << 20;
 
@@ -283,9 +288,11 @@ Plan plan_direct(const PlanRequest& req) {
   double seeks = 1;
   double rows = table_rows;
   for (int pos = 0; pos < eq_run; ++pos) {
-    const double values = has_term(pos, PlanOp::kEq) ? 1 : kInListGuess;
-    seeks *= values;
-    rows *= kEqFactor * values;
+    seeks *= has_term(pos, PlanOp::kEq) ? 1 : kInListGuess;
+  }
+  if (eq_run > 0) {
+    constexpr int kKnown = static_cast<int>(std::size(kRowsPerPrefixValue));
+    rows = seeks * kRowsPerPrefixValue[std::min(eq_run, kKnown) - 1];
   }
   if (plan.point) {
     rows = seeks;

@@ -41,8 +41,10 @@
 //     is `maybe_loosened`, and ORDER BY is absent or consumed; otherwise
 //     SQLite would filter or sort after rows the scan already skipped.
 //   - Costs: kSeekCost per range plus one per row read. A unique point
-//     lookup < an IN list of points < a two-sided range or prefix < a
-//     one-sided range < a full scan.
+//     lookup < an IN list of points < an equality or IN prefix (rows per
+//     value guessed as SQLite guesses for an index without statistics) <
+//     a two-sided range or LIKE/GLOB prefix < a one-sided range < a full
+//     scan.
 //   - Skip-scan: when position 0 has no usable constraint, position 1 has
 //     one, and the caller knows position 0 holds few distinct values
 //     (PlanRequest::leading_distinct), the plan may instead visit each

@@ -12,7 +12,8 @@ SELECT tuple_repr(k), tuple_repr(v) FROM users_kv;
 
 -- Users in a region: the index gives the keys, then each row is read.
 SELECT user_id, name FROM users WHERE region = 'eu';
--- Only the key and the region: answered by the index entries alone.
+-- Only the key and the region: answered by the index entries alone, in
+-- index order (region, then key), as SQLite reads its own index.
 SELECT user_id FROM users WHERE region IN ('ap', 'us');
 -- Moving a user to another region moves the index entry with the row.
 UPDATE users SET region = 'us' WHERE user_id = 3;
