@@ -82,6 +82,11 @@ class FilterValueReader {
   // `term.op` says what the value is for (kEq/kIn values, range bounds,
   // kPrefix prefix, kLike/kGlob pattern). A non-OK status fails xFilter.
   virtual Status read(const PlanTerm& term, sqlite3_value* value, FilterValue* out) = 0;
+  // The values of a kEq term: the one read() gives, unless the model's
+  // equality is looser than one encoded value (SQLite re-checks then).
+  virtual Status read_eq(const PlanTerm& term, sqlite3_value* value, FilterArg* out) {
+    return read(term, value, &out->single());
+  }
 };
 
 // Reads xFilter's argv into *args (resized to plan.terms.size(), buffers

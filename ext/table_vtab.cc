@@ -444,6 +444,9 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   }
   req.unique = c.unique;
   std::vector<bool> unknown_text;  // per request constraint
+  // The first ANY position compared by = with a value unknown at planning
+  // (TableValueReader::read_eq): no later position can narrow the scan.
+  int loose_any = std::numeric_limits<int>::max();
   for (int i = 0; i < info->nConstraint; ++i) {
     const auto& in = info->aConstraint[i];
     PlanConstraint pc;
@@ -473,13 +476,22 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
           case SQLITE_INDEX_CONSTRAINT_EQ:
           case SQLITE_INDEX_CONSTRAINT_IS:
             if (in.op == SQLITE_INDEX_CONSTRAINT_IS && nullable) break;
-            if (type == model::ColumnType::kAny && !known) break;
+            if (type == model::ColumnType::kAny && !known) {
+              // A column of numeric affinity on the other side (a join, a
+              // scalar subquery) also equals text that reads as its number.
+              // Not an IN list: SQLite re-checks each of its values without
+              // the list's affinity, so only its own IN test is right.
+              if (!key_collation.empty()) break;
+              if (in.op == SQLITE_INDEX_CONSTRAINT_EQ && sqlite3_vtab_in(info, i, -1)) break;
+              loose_any = std::min(loose_any, pos);
+              unknown = true;
+            }
             pc.column = pos;
             pc.op = in.op == SQLITE_INDEX_CONSTRAINT_EQ && type != model::ColumnType::kAny &&
                             sqlite3_vtab_in(info, i, -1)
                         ? PlanOp::kIn
                         : PlanOp::kEq;
-            unknown = type == model::ColumnType::kText && !known;
+            unknown = unknown || (type == model::ColumnType::kText && !known);
             break;
           case SQLITE_INDEX_CONSTRAINT_GT:
           case SQLITE_INDEX_CONSTRAINT_GE:
@@ -534,6 +546,14 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     req.constraints.push_back(std::move(pc));
     unknown_text.push_back(unknown);
     e.source.push_back(i);
+  }
+  // Nor is the scan a unique lookup then: a number may also read text.
+  if (loose_any != std::numeric_limits<int>::max()) req.unique = false;
+  for (PlanConstraint& pc : req.constraints) {
+    if (pc.column > loose_any) {
+      pc.column = -1;
+      pc.op = PlanOp::kOther;
+    }
   }
   for (int k = 0; k < info->nOrderBy; ++k) {
     const int col = info->aOrderBy[k].iColumn;
@@ -713,6 +733,25 @@ class TableValueReader final : public FilterValueReader {
       keyed_.clear();
       model::append_collation_key(out->bytes, collation, &keyed_);
       out->bytes.swap(keyed_);
+    }
+    return Status::OK();
+  }
+
+  Status read_eq(const PlanTerm& term, sqlite3_value* v, FilterArg* out) override {
+    TUPLEKV_RETURN_IF_ERROR(read(term, v, &out->single()));
+    const int type = sqlite3_value_type(v);
+    const auto col = static_cast<size_t>(term.column);
+    if (ambiguous_ && term.column >= 0 && c_.types[col] == model::ColumnType::kAny &&
+        c_.key_collations[col].empty() && (type == SQLITE_INTEGER || type == SQLITE_FLOAT) &&
+        out->values[0].kind == FilterValue::Kind::kBytes) {
+      // The number may come with numeric affinity (a join on an INTEGER
+      // column), which SQLite then applies to this column too: '5' and
+      // ' 5.0' equal 5. Text is one run of the position's tuple order, so
+      // the scan also reads all of it (evaluate() made this position the
+      // last one narrowed) and SQLite re-checks.
+      FilterValue& text = out->resize(2)[1];
+      text.kind = FilterValue::Kind::kBytes;
+      text.bytes.assign(1, static_cast<char>(TypeCode::kString));
     }
     return Status::OK();
   }
