@@ -481,7 +481,6 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
               // scalar subquery) also equals text that reads as its number.
               // Not an IN list: SQLite re-checks each of its values without
               // the list's affinity, so only its own IN test is right.
-              if (!key_collation.empty()) break;
               if (in.op == SQLITE_INDEX_CONSTRAINT_EQ && sqlite3_vtab_in(info, i, -1)) break;
               loose_any = std::min(loose_any, pos);
               unknown = true;
@@ -742,13 +741,14 @@ class TableValueReader final : public FilterValueReader {
     const int type = sqlite3_value_type(v);
     const auto col = static_cast<size_t>(term.column);
     if (ambiguous_ && term.column >= 0 && c_.types[col] == model::ColumnType::kAny &&
-        c_.key_collations[col].empty() && (type == SQLITE_INTEGER || type == SQLITE_FLOAT) &&
+        (type == SQLITE_INTEGER || type == SQLITE_FLOAT) &&
         out->values[0].kind == FilterValue::Kind::kBytes) {
       // The number may come with numeric affinity (a join on an INTEGER
       // column), which SQLite then applies to this column too: '5' and
-      // ' 5.0' equal 5. Text is one run of the position's tuple order, so
-      // the scan also reads all of it (evaluate() made this position the
-      // last one narrowed) and SQLite re-checks.
+      // ' 5.0' equal 5. Text (as written, or its collation key) is one run
+      // of the position's tuple order, so the scan also reads all of it
+      // (evaluate() made this position the last one narrowed) and SQLite
+      // re-checks.
       FilterValue& text = out->resize(2)[1];
       text.kind = FilterValue::Kind::kBytes;
       text.bytes.assign(1, static_cast<char>(TypeCode::kString));

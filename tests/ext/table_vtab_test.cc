@@ -460,6 +460,21 @@ TEST_P(TableVtabTest, AnyKeysNarrowToValuesKnownOnlyWhenRun) {
       EXPECT_EQ(bound_rows(on(q, "y"), value), bound_rows(on(q, "n"), value)) << q << " with " << value;
     }
   }
+  // Keyed by collation keys: the same, under the column's collation.
+  ASSERT_TRUE(db_.exec("DROP TABLE n"));
+  ASSERT_NO_FATAL_FAILURE(create_with_native(
+      "yc", "k ANY COLLATE NOCASE, v TEXT, PRIMARY KEY(k)", "", "",
+      " VALUES (2, 'a'), ('X', 'b'), ('x2', 'c'), (' 2', 'd'), (x'78', 'e'), (2.5, 'f')"));
+  for (const std::string value : {"2", "'x'", "'X2'", "x'78'", "2.5", "NULL"}) {
+    for (const std::string p : {"p_none", "p_int", "p_text"}) {
+      ASSERT_TRUE(db_.exec("DELETE FROM " + p + "; INSERT INTO " + p + " VALUES (" + value + ")"));
+      const std::string q = "SELECT quote(k), v FROM " + p + " JOIN @T ON @T.k = " + p + ".x ORDER BY v";
+      EXPECT_EQ(db_.rows(on(q, "yc")), db_.rows(on(q, "n"))) << q << " with " << value;
+    }
+    const std::string q = "SELECT quote(k), v FROM @T WHERE k = ?1 ORDER BY v";
+    EXPECT_EQ(bound_rows(on(q, "yc"), value), bound_rows(on(q, "n"), value)) << q << " with " << value;
+  }
+  EXPECT_THAT(plan("SELECT v FROM yc WHERE k = (SELECT x FROM p_none)"), HasSubstr("range k=?1"));
   EXPECT_THAT(plan("SELECT v FROM y, p_int WHERE y.k = p_int.x"), HasSubstr("primary key recheck sorted: range k=?1"));
   EXPECT_THAT(plan("SELECT v FROM y WHERE k IN (SELECT x FROM p_int)"), HasSubstr("primary key sorted: full"));
   // A bound number reads its keys and the text: 2 and 2.0 with j 0 and 1,
