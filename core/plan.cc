@@ -737,12 +737,29 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
       has_points_ = true;
       continue;
     }
+    term_intervals_.clear();
+    if (is_range_op(t.op) && a.count > 0 && a.values[0].kind == FilterValue::Kind::kRun) {
+      for (size_t k = 0; k < a.count; ++k) {
+        const FilterValue& r = a.values[k];
+        if (r.kind != FilterValue::Kind::kRun || compare_bytes(r.bytes, r.hi) >= 0 ||
+            (k > 0 && compare_bytes(a.values[k - 1].hi, r.bytes) > 0)) {
+          return Status::InvalidArgument("plan: term " + std::to_string(i + 1) +
+                                         " has runs out of order");
+        }
+        Interval& iv = term_intervals_.add();
+        iv.lo.assign(r.bytes);
+        iv.hi.assign(r.hi);
+        iv.hi_inf = false;
+      }
+      intersect(intervals_, term_intervals_, &tmp_intervals_);
+      intervals_.swap(tmp_intervals_);
+      continue;
+    }
     if (a.count != 1) {
       return Status::InvalidArgument("plan: term " + std::to_string(i + 1) +
                                      " needs exactly one value");
     }
     const FilterValue& v = a.values[0];
-    term_intervals_.clear();
     auto everything = [&] {
       Interval& iv = term_intervals_.add();
       iv.lo.clear();
@@ -753,6 +770,7 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
       const bool lower = t.op == PlanOp::kGt || t.op == PlanOp::kGe;
       switch (v.kind) {
         case FilterValue::Kind::kNull:
+        case FilterValue::Kind::kRun:  // (taken above)
           break;  // nothing
         case FilterValue::Kind::kBelowAll:
           if (lower) everything();

@@ -206,9 +206,13 @@ struct FilterValue {
     kNull,      // SQL NULL: every comparison is unknown, nothing matches
     kBelowAll,  // sorts before every value the position can hold
     kAboveAll,  // sorts after every value the position can hold
+    kRun,       // a range term's values given as they match: the run of
+                // element bytes [bytes, hi); a term may have several, in
+                // order and apart (a position whose order is not SQLite's)
   };
   Kind kind = Kind::kBytes;
   Bytes bytes;
+  Bytes hi;  // kRun only
 };
 
 // The argument of one plan term. Reuse these objects between calls: their
@@ -216,8 +220,9 @@ struct FilterValue {
 struct FilterArg {
   // kEq: the value (several when one SQL value has several encodings, e.g.
   // 2 and 2.0 in an untyped column); kIn: every value of the list, in any
-  // order, duplicates allowed; kPrefix: the byte prefix; kLike/kGlob: the
-  // pattern text as bytes. `count` of them are meaningful.
+  // order, duplicates allowed; a range: its bound, or its kRun values;
+  // kPrefix: the byte prefix; kLike/kGlob: the pattern text as bytes.
+  // `count` of them are meaningful.
   std::vector<FilterValue> values;
   size_t count = 0;
   int64_t number = 0;  // kLimit, kOffset

@@ -180,11 +180,8 @@ Status read_filter_args(const Plan& plan, int argc, sqlite3_value** argv,
         }
         break;
       }
-      case PlanOp::kEq:
-        TUPLEKV_RETURN_IF_ERROR(reader->read_eq(t, v, &a));
-        break;
       default:
-        TUPLEKV_RETURN_IF_ERROR(reader->read(t, v, &a.single()));
+        TUPLEKV_RETURN_IF_ERROR(reader->read_term(t, v, &a));
         break;
     }
   }

@@ -82,9 +82,11 @@ class FilterValueReader {
   // `term.op` says what the value is for (kEq/kIn values, range bounds,
   // kPrefix prefix, kLike/kGlob pattern). A non-OK status fails xFilter.
   virtual Status read(const PlanTerm& term, sqlite3_value* value, FilterValue* out) = 0;
-  // The values of a kEq term: the one read() gives, unless the model's
-  // equality is looser than one encoded value (SQLite re-checks then).
-  virtual Status read_eq(const PlanTerm& term, sqlite3_value* value, FilterArg* out) {
+  // The values of a term other than kIn, kLimit and kOffset: the one
+  // read() gives, unless the model's comparison matches more than one
+  // encoded value or bound says (several = values, a range's kRun values;
+  // SQLite re-checks then).
+  virtual Status read_term(const PlanTerm& term, sqlite3_value* value, FilterArg* out) {
     return read(term, value, &out->single());
   }
 };

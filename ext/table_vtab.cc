@@ -445,7 +445,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   req.unique = c.unique;
   std::vector<bool> unknown_text;  // per request constraint
   // The first ANY position compared by = with a value unknown at planning
-  // (TableValueReader::read_eq): no later position can narrow the scan.
+  // (TableValueReader::read_term): no later position can narrow the scan.
   int loose_any = std::numeric_limits<int>::max();
   for (int i = 0; i < info->nConstraint; ++i) {
     const auto& in = info->aConstraint[i];
@@ -502,7 +502,9 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
                     : in.op == SQLITE_INDEX_CONSTRAINT_LT ? PlanOp::kLt
                                                           : PlanOp::kLe;
             pc.maybe_loosened = maybe_row_value(in.op, known);
-            unknown = type == model::ColumnType::kText && !known;
+            // (An ANY position's runs, TableValueReader::any_range, widen
+            // for a value that may come with numeric affinity.)
+            unknown = (type == model::ColumnType::kText || type == model::ColumnType::kAny) && !known;
             break;
           case SQLITE_INDEX_CONSTRAINT_LIKE:
           case SQLITE_INDEX_CONSTRAINT_GLOB:
@@ -736,11 +738,14 @@ class TableValueReader final : public FilterValueReader {
     return Status::OK();
   }
 
-  Status read_eq(const PlanTerm& term, sqlite3_value* v, FilterArg* out) override {
+  Status read_term(const PlanTerm& term, sqlite3_value* v, FilterArg* out) override {
+    const bool any = term.column >= 0 && c_.types[static_cast<size_t>(term.column)] == model::ColumnType::kAny;
+    if (any && (is_lower(term.op) || term.op == PlanOp::kLt || term.op == PlanOp::kLe)) {
+      return any_range(term, v, out);
+    }
     TUPLEKV_RETURN_IF_ERROR(read(term, v, &out->single()));
     const int type = sqlite3_value_type(v);
-    const auto col = static_cast<size_t>(term.column);
-    if (ambiguous_ && term.column >= 0 && c_.types[col] == model::ColumnType::kAny &&
+    if (ambiguous_ && any && term.op == PlanOp::kEq &&
         (type == SQLITE_INTEGER || type == SQLITE_FLOAT) &&
         out->values[0].kind == FilterValue::Kind::kBytes) {
       // The number may come with numeric affinity (a join on an INTEGER
@@ -826,25 +831,32 @@ class TableValueReader final : public FilterValueReader {
       class_compare(term.op, /*rhs_below=*/false, out);  // numbers < text < blobs
       return Status::OK();
     }
-    const bool int_column = c_.types[static_cast<size_t>(term.column)] == model::ColumnType::kInteger;
+    return number_bound(term.op, type, i, r,
+                        c_.types[static_cast<size_t>(term.column)] == model::ColumnType::kInteger, out);
+  }
+
+  // The bound (or = value) in integer or double elements that compares
+  // with them as the number (type, i, r) does.
+  static Status number_bound(PlanOp op, int type, int64_t i, double r, bool int_column, FilterValue* out) {
+    out->kind = FilterValue::Kind::kBytes;
     if (int_column) {
       if (type == SQLITE_INTEGER) {
         encode_int(i, &out->bytes);
         return Status::OK();
       }
       if (r >= kTwo63) {
-        out->kind = is_lower(term.op) || term.op == PlanOp::kEq || term.op == PlanOp::kIn
+        out->kind = is_lower(op) || op == PlanOp::kEq || op == PlanOp::kIn
                         ? FilterValue::Kind::kNull
                         : FilterValue::Kind::kAboveAll;
         return Status::OK();
       }
       if (r < -kTwo63) {
-        out->kind = is_lower(term.op) ? FilterValue::Kind::kBelowAll : FilterValue::Kind::kNull;
+        out->kind = is_lower(op) ? FilterValue::Kind::kBelowAll : FilterValue::Kind::kNull;
         return Status::OK();
       }
       const double fl = std::floor(r);
       const double ce = std::ceil(r);
-      switch (term.op) {
+      switch (op) {
         case PlanOp::kGt:
         case PlanOp::kLe:
           encode_int(static_cast<int64_t>(fl), &out->bytes);
@@ -852,7 +864,7 @@ class TableValueReader final : public FilterValueReader {
         case PlanOp::kGe:
         case PlanOp::kLt:
           if (ce >= kTwo63) {
-            out->kind = term.op == PlanOp::kGe ? FilterValue::Kind::kNull : FilterValue::Kind::kAboveAll;
+            out->kind = op == PlanOp::kGe ? FilterValue::Kind::kNull : FilterValue::Kind::kAboveAll;
           } else {
             encode_int(static_cast<int64_t>(ce), &out->bytes);
           }
@@ -883,7 +895,7 @@ class TableValueReader final : public FilterValueReader {
     }
     const double lo = cmp < 0 ? d : std::nextafter(d, -HUGE_VAL);
     const double hi = cmp > 0 ? d : std::nextafter(d, HUGE_VAL);
-    switch (term.op) {
+    switch (op) {
       case PlanOp::kGt:
       case PlanOp::kLe:
         encode_double(lo, &out->bytes);
@@ -928,6 +940,122 @@ class TableValueReader final : public FilterValueReader {
     return Status::OK();
   }
 
+  // A range over an ANY position. SQLite orders numbers < text < blobs,
+  // the tuple blobs < text < integers < doubles, so what matches is up to
+  // three runs of the position's elements, found class by class. A number
+  // of unknown affinity (a join on an INTEGER column) also compares with
+  // text that reads as a number, so it takes all text below it too, as
+  // does a text bound from above (such text is then below any text).
+  Status any_range(const PlanTerm& term, sqlite3_value* v, FilterArg* out) {
+    const bool lower = is_lower(term.op);
+    const bool inclusive = term.op == PlanOp::kGe || term.op == PlanOp::kLe;
+    const int type = sqlite3_value_type(v);
+    out->count = 0;
+    auto add = [&](BytesView lo, BytesView hi) {
+      const size_t n = out->count + 1;
+      FilterValue& run = out->resize(n)[n - 1];
+      run.kind = FilterValue::Kind::kRun;
+      run.bytes.assign(lo);
+      run.hi.assign(hi);
+    };
+    auto whole = [&](TypeCode first, TypeCode end) {
+      const char lo = static_cast<char>(first);
+      const char hi = static_cast<char>(end);
+      add(BytesView(&lo, 1), BytesView(&hi, 1));
+    };
+    // The part of class [first, end) beyond `b`, a bound in its elements.
+    auto part = [&](const FilterValue& b, TypeCode first, TypeCode end) {
+      const char lo_code = static_cast<char>(first);
+      const char hi_code = static_cast<char>(end);
+      switch (b.kind) {
+        case FilterValue::Kind::kBytes:
+          bound_.assign(b.bytes);
+          if (lower != inclusive) bound_.push_back('\xff');  // > x starts after x; <= x ends after it
+          if (lower) add(bound_, BytesView(&hi_code, 1));
+          else add(BytesView(&lo_code, 1), bound_);
+          break;
+        case FilterValue::Kind::kBelowAll:
+          if (lower) whole(first, end);
+          break;
+        case FilterValue::Kind::kAboveAll:
+          if (!lower) whole(first, end);
+          break;
+        default:
+          break;
+      }
+    };
+    constexpr TypeCode kBlobs = TypeCode::kBytes;
+    constexpr TypeCode kTexts = TypeCode::kString;
+    constexpr TypeCode kTextsEnd = static_cast<TypeCode>(0x03);
+    constexpr TypeCode kInts = TypeCode::kNegIntArbitrary;
+    constexpr TypeCode kIntsEnd = static_cast<TypeCode>(0x1e);
+    constexpr TypeCode kDoubles = static_cast<TypeCode>(0x21);
+    constexpr TypeCode kDoublesEnd = static_cast<TypeCode>(0x22);
+    const std::string_view collation = c_.key_collations[static_cast<size_t>(term.column)];
+    switch (type) {
+      case SQLITE_INTEGER:
+      case SQLITE_FLOAT: {
+        if (lower) whole(kBlobs, kTextsEnd);
+        else if (ambiguous_) whole(kTexts, kTextsEnd);
+        const int64_t i = sqlite3_value_int64(v);
+        const double r = sqlite3_value_double(v);
+        TUPLEKV_RETURN_IF_ERROR(number_bound(term.op, type, i, r, /*int_column=*/true, &num_));
+        part(num_, kInts, kIntsEnd);
+        TUPLEKV_RETURN_IF_ERROR(number_bound(term.op, type, i, r, /*int_column=*/false, &num_));
+        // -0.0 is kept in an ANY column and sorts just below 0.0, which
+        // SQLite calls equal: a bound at zero from below starts at -0.0.
+        if (lower && inclusive && num_.kind == FilterValue::Kind::kBytes) {
+          encode_double(0.0, &zero_);
+          if (num_.bytes == zero_) {
+            num_.bytes.clear();
+            append_double_element(-0.0, &num_.bytes);
+          }
+        }
+        part(num_, kDoubles, kDoublesEnd);
+        break;
+      }
+      case SQLITE_TEXT: {
+        if (lower) whole(kBlobs, static_cast<TypeCode>(0x02));
+        if (!lower && ambiguous_) {
+          whole(kTexts, kTextsEnd);
+        } else {
+          const unsigned char* p = sqlite3_value_text(v);
+          if (p == nullptr) return Status::NoMemory();
+          encode_text(BytesView(reinterpret_cast<const char*>(p), static_cast<size_t>(sqlite3_value_bytes(v))),
+                      &num_.bytes);
+          num_.kind = FilterValue::Kind::kBytes;
+          if (!collation.empty()) {
+            keyed_.clear();
+            model::append_collation_key(num_.bytes, collation, &keyed_);
+            num_.bytes.swap(keyed_);
+          }
+          part(num_, kTexts, kTextsEnd);
+        }
+        if (!lower) {
+          whole(kInts, kIntsEnd);
+          whole(kDoubles, kDoublesEnd);
+        }
+        break;
+      }
+      case SQLITE_BLOB: {
+        num_.kind = FilterValue::Kind::kBytes;
+        num_.bytes.clear();
+        TUPLEKV_RETURN_IF_ERROR(model::append_element(sql_value_of(v), &num_.bytes));
+        part(num_, kBlobs, static_cast<TypeCode>(0x02));
+        if (!lower) {
+          whole(kTexts, kTextsEnd);
+          whole(kInts, kIntsEnd);
+          whole(kDoubles, kDoublesEnd);
+        }
+        break;
+      }
+      default:
+        break;  // NULL: nothing
+    }
+    if (out->count == 0) out->single().kind = FilterValue::Kind::kNull;
+    return Status::OK();
+  }
+
   Status any(const PlanTerm& term, sqlite3_value* v, FilterValue* out) {
     const int type = sqlite3_value_type(v);
     if (term.op == PlanOp::kEq || term.op == PlanOp::kIn) {
@@ -951,6 +1079,9 @@ class TableValueReader final : public FilterValueReader {
   bool ambiguous_;
   bool fallback_ = false;
   Bytes keyed_;
+  Bytes bound_;
+  Bytes zero_;
+  FilterValue num_;
 };
 
 }  // namespace

@@ -387,10 +387,13 @@ std::string render(const ScanSpec& spec) {
   return s;
 }
 
-FilterValue bytes(std::string s) { return FilterValue{FilterValue::Kind::kBytes, std::move(s)}; }
-FilterValue null_value() { return FilterValue{FilterValue::Kind::kNull, {}}; }
-FilterValue below_all() { return FilterValue{FilterValue::Kind::kBelowAll, {}}; }
-FilterValue above_all() { return FilterValue{FilterValue::Kind::kAboveAll, {}}; }
+FilterValue bytes(std::string s) { return FilterValue{FilterValue::Kind::kBytes, std::move(s), {}}; }
+FilterValue null_value() { return FilterValue{FilterValue::Kind::kNull, {}, {}}; }
+FilterValue below_all() { return FilterValue{FilterValue::Kind::kBelowAll, {}, {}}; }
+FilterValue above_all() { return FilterValue{FilterValue::Kind::kAboveAll, {}, {}}; }
+FilterValue run(std::string lo, std::string hi) {
+  return FilterValue{FilterValue::Kind::kRun, std::move(lo), std::move(hi)};
+}
 
 FilterArg arg(std::vector<FilterValue> values) {
   FilterArg a;
@@ -416,6 +419,21 @@ struct RangeCase {
 void PrintTo(const RangeCase& c, std::ostream* os) { *os << c.name; }
 
 class RangeCaseTest : public ::testing::TestWithParam<RangeCase> {};
+
+TEST(RangeBuilderTest, RunsMustComeInOrderAndApart) {
+  PlanRequest req;
+  req.columns = kv_columns();
+  req.constraints = {con(PlanOp::kGt)};
+  const Plan plan = plan_scan(req);
+  RangeBuilder builder;
+  ScanSpec spec;
+  for (const FilterArg& a : {arg({run("m", "p"), run("a", "c")}), arg({run("a", "n"), run("m", "p")}),
+                             arg({run("c", "a")})}) {
+    const Status s = builder.build(plan, req.columns, "T", &a, 1, &spec);
+    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+    EXPECT_NE(s.message().find("runs out of order"), std::string::npos) << s.message();
+  }
+}
 
 // Every kv key starts with "T" here (the subspace prefix).
 TEST_P(RangeCaseTest, BuildsRanges) {
@@ -461,6 +479,13 @@ INSTANTIATE_TEST_SUITE_P(
         RangeCase{"lt_above_all", {con(PlanOp::kLt)}, {}, {arg({above_all()})}, "[T,U)"},
         RangeCase{"gt_above_all", {con(PlanOp::kGt)}, {}, {arg({above_all()})}, ""},
         RangeCase{"gt_null", {con(PlanOp::kGt)}, {}, {arg({null_value()})}, ""},
+        // A range given as the runs it matches (an ANY position), alone and
+        // met with another bound.
+        RangeCase{"runs", {con(PlanOp::kGt)}, {}, {arg({run("a", "c"), run("m", "p")})}, "[Ta,Tc) [Tm,Tp)"},
+        RangeCase{"runs_and_bound", {con(PlanOp::kGe), con(PlanOp::kLt)}, {},
+                  {arg({run("a", "c"), run("m", "p")}), arg({bytes("n")})}, "[Ta,Tc) [Tm,Tn)"},
+        RangeCase{"runs_and_runs", {con(PlanOp::kGe), con(PlanOp::kLe)}, {},
+                  {arg({run("a", "e"), run("m", "p")}), arg({run("b", "n")})}, "[Tb,Te) [Tm,Tn)"},
         RangeCase{"in_sorted_deduped", {con(PlanOp::kIn)}, {},
                   {arg({bytes("c"), bytes("a"), null_value(), bytes("a"), below_all()})},
                   "[Ta,Ta\\x00) [Tc,Tc\\x00)"},
