@@ -718,6 +718,42 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
     const PlanTerm& t = plan.terms[i];
     if (t.column != pos) continue;
     const FilterArg& a = args[i];
+    const bool runs = std::any_of(a.values.begin(), a.values.begin() + static_cast<std::ptrdiff_t>(a.count),
+                                  [](const FilterValue& v) { return v.kind == FilterValue::Kind::kRun; });
+    if (t.op == PlanOp::kEq && runs) {
+      // Values and runs: each value is the run of keys under it.
+      term_intervals_.clear();
+      for (size_t k = 0; k < a.count; ++k) {
+        const FilterValue& v = a.values[k];
+        if (v.kind != FilterValue::Kind::kBytes && v.kind != FilterValue::Kind::kRun) continue;
+        Interval& iv = term_intervals_.add();
+        iv.lo.assign(v.bytes);
+        iv.hi_inf = false;
+        if (v.kind == FilterValue::Kind::kRun) {
+          iv.hi.assign(v.hi);
+        } else {
+          iv.hi.assign(v.bytes);
+          iv.hi.push_back(after);
+        }
+      }
+      std::sort(term_intervals_.begin(), term_intervals_.end(),
+                [](const Interval& x, const Interval& y) { return compare_bytes(x.lo, y.lo) < 0; });
+      size_t kept = 0;
+      for (size_t k = 0; k < term_intervals_.size(); ++k) {
+        Interval& iv = term_intervals_[k];
+        if (kept > 0 && compare_bytes(iv.lo, term_intervals_[kept - 1].hi) <= 0) {
+          Interval& last = term_intervals_[kept - 1];
+          if (compare_bytes(iv.hi, last.hi) > 0) last.hi.swap(iv.hi);
+          continue;
+        }
+        if (kept != k) std::swap(term_intervals_[kept], iv);
+        ++kept;
+      }
+      term_intervals_.truncate(kept);
+      intersect(intervals_, term_intervals_, &tmp_intervals_);
+      intervals_.swap(tmp_intervals_);
+      continue;
+    }
     if (t.op == PlanOp::kEq || t.op == PlanOp::kIn) {
       Points& mine = has_points_ ? points_tmp_ : points_;
       mine.clear();

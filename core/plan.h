@@ -206,8 +206,8 @@ struct FilterValue {
     kNull,      // SQL NULL: every comparison is unknown, nothing matches
     kBelowAll,  // sorts before every value the position can hold
     kAboveAll,  // sorts after every value the position can hold
-    kRun,       // a range term's values given as they match: the run of
-                // element bytes [bytes, hi); a term may have several, in
+    kRun,       // values given as the keys they match: the run of element
+                // bytes [bytes, hi); a range term may have several, in
                 // order and apart (a position whose order is not SQLite's)
   };
   Kind kind = Kind::kBytes;
@@ -219,8 +219,10 @@ struct FilterValue {
 // buffers are reused, so steady-state filtering does not allocate.
 struct FilterArg {
   // kEq: the value (several when one SQL value has several encodings, e.g.
-  // 2 and 2.0 in an untyped column); kIn: every value of the list, in any
-  // order, duplicates allowed; a range: its bound, or its kRun values;
+  // 2 and 2.0 in an untyped column; kRun values too when it also matches
+  // runs of keys, in any order: the position is then the last one the scan
+  // narrows by); kIn: every value of the list, in any order, duplicates
+  // allowed; a range: its bound, or its kRun values;
   // kPrefix: the byte prefix; kLike/kGlob: the pattern text as bytes.
   // `count` of them are meaningful.
   std::vector<FilterValue> values;

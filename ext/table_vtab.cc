@@ -722,7 +722,9 @@ bool is_lower(PlanOp op) { return op == PlanOp::kGt || op == PlanOp::kGe; }
 
 class TableValueReader final : public FilterValueReader {
  public:
-  TableValueReader(const Candidate& c, bool ambiguous) : c_(c), ambiguous_(ambiguous) {}
+  // `last` is the last key position the plan has a term on.
+  TableValueReader(const Candidate& c, bool ambiguous, int last)
+      : c_(c), ambiguous_(ambiguous), last_(last) {}
   bool fallback() const { return fallback_; }
 
   Status read(const PlanTerm& term, sqlite3_value* v, FilterValue* out) override {
@@ -745,18 +747,20 @@ class TableValueReader final : public FilterValueReader {
     }
     TUPLEKV_RETURN_IF_ERROR(read(term, v, &out->single()));
     const int type = sqlite3_value_type(v);
-    if (ambiguous_ && any && term.op == PlanOp::kEq &&
+    if (ambiguous_ && any && term.op == PlanOp::kEq && term.column == last_ &&
         (type == SQLITE_INTEGER || type == SQLITE_FLOAT) &&
         out->values[0].kind == FilterValue::Kind::kBytes) {
       // The number may come with numeric affinity (a join on an INTEGER
       // column), which SQLite then applies to this column too: '5' and
       // ' 5.0' equal 5. Text (as written, or its collation key) is one run
-      // of the position's tuple order, so the scan also reads all of it
-      // (evaluate() made this position the last one narrowed) and SQLite
-      // re-checks.
+      // of the position's tuple order, so the scan also reads all of it and
+      // SQLite re-checks. Only on the plan's last position, where a run
+      // ends what the scan narrows by (evaluate() puts such a value there;
+      // elsewhere the value is a known one, with no affinity).
       FilterValue& text = out->resize(2)[1];
-      text.kind = FilterValue::Kind::kBytes;
+      text.kind = FilterValue::Kind::kRun;
       text.bytes.assign(1, static_cast<char>(TypeCode::kString));
+      text.hi.assign(1, static_cast<char>(static_cast<uint8_t>(TypeCode::kString) + 1));
     }
     return Status::OK();
   }
@@ -1077,6 +1081,7 @@ class TableValueReader final : public FilterValueReader {
 
   const Candidate& c_;
   bool ambiguous_;
+  int last_;
   bool fallback_ = false;
   Bytes keyed_;
   Bytes bound_;
@@ -1251,7 +1256,9 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
   const Candidate& c = t->candidates[cand_];
   if (plan_key_terms_.empty() || ambiguous || !whole_key_spec(argc, argv)) {
     builder_.element_prefixes = true;  // every key prefix here ends with an element
-    TableValueReader reader(c, ambiguous);
+    int last = -1;
+    for (const PlanTerm& term : plan_->terms) last = std::max(last, term.column);
+    TableValueReader reader(c, ambiguous, last);
     TUPLEKV_RETURN_IF_ERROR(read_filter_args(*plan_, argc, argv, &reader, &args_));
     if (reader.fallback()) {
       spec_.clear();

@@ -484,6 +484,11 @@ INSTANTIATE_TEST_SUITE_P(
         RangeCase{"runs", {con(PlanOp::kGt)}, {}, {arg({run("a", "c"), run("m", "p")})}, "[Ta,Tc) [Tm,Tp)"},
         RangeCase{"runs_and_bound", {con(PlanOp::kGe), con(PlanOp::kLt)}, {},
                   {arg({run("a", "c"), run("m", "p")}), arg({bytes("n")})}, "[Ta,Tc) [Tm,Tn)"},
+        // An = that also matches a run: its values become runs too, in order.
+        RangeCase{"eq_values_and_run", {con(PlanOp::kEq)}, {},
+                  {arg({bytes("x"), run("b", "d"), bytes("c"), bytes("a")})}, "[Ta,Ta\\x00) [Tb,Td) [Tx,Tx\\x00)"},
+        RangeCase{"eq_run_and_bound", {con(PlanOp::kEq), con(PlanOp::kGe)}, {},
+                  {arg({bytes("x"), run("b", "d")}), arg({bytes("c")})}, "[Tc,Td) [Tx,Tx\\x00)"},
         RangeCase{"runs_and_runs", {con(PlanOp::kGe), con(PlanOp::kLe)}, {},
                   {arg({run("a", "e"), run("m", "p")}), arg({run("b", "n")})}, "[Tb,Te) [Tm,Tn)"},
         RangeCase{"in_sorted_deduped", {con(PlanOp::kIn)}, {},

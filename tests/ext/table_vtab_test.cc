@@ -450,7 +450,9 @@ TEST_P(TableVtabTest, AnyKeysNarrowToValuesKnownOnlyWhenRun) {
            {"SELECT quote(k), j, v FROM " + p + " CROSS JOIN @T ON @T.k = " + p + ".x ORDER BY v",
             "SELECT quote(k), j, v FROM @T WHERE k = (SELECT x FROM " + p + ") ORDER BY v",
             "SELECT quote(k), j, v FROM @T WHERE k IN (SELECT x FROM " + p + ") ORDER BY v",
-            "SELECT quote(k), j, v FROM @T WHERE k = (SELECT x FROM " + p + ") AND j = 0 ORDER BY v"}) {
+            "SELECT quote(k), j, v FROM @T WHERE k = (SELECT x FROM " + p + ") AND j = 0 ORDER BY v",
+            "SELECT quote(k), j, v FROM " + p + " CROSS JOIN @T ON @T.k = " + p + ".x AND @T.k >= '1' ORDER BY v",
+            "SELECT quote(k), j, v FROM " + p + " CROSS JOIN @T ON @T.k = " + p + ".x AND @T.k < 2.5 ORDER BY v"}) {
         EXPECT_EQ(db_.rows(on(q, "y")), db_.rows(on(q, "n"))) << q << " with " << value;
       }
     }
