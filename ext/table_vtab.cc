@@ -799,7 +799,7 @@ class TableValueReader final : public FilterValueReader {
         class_compare(term.op, /*rhs_below=*/true, out);
         return Status::OK();
       case model::ColumnType::kAny:
-        return any(term, v, out);
+        return any(v, out);
     }
     return Status::Internal("tuplekv internal error: column type");
   }
@@ -1060,22 +1060,12 @@ class TableValueReader final : public FilterValueReader {
     return Status::OK();
   }
 
-  Status any(const PlanTerm& term, sqlite3_value* v, FilterValue* out) {
-    const int type = sqlite3_value_type(v);
-    if (term.op == PlanOp::kEq || term.op == PlanOp::kIn) {
-      model::SqlValue s = sql_value_of(v);
-      if (s.kind == model::SqlValue::Kind::kReal && s.r == 0) s.r = 0.0;
-      out->bytes.clear();
-      if (!model::append_element(s, &out->bytes).ok()) out->kind = FilterValue::Kind::kNull;
-      return Status::OK();
-    }
-    // Tuple order is not SQLite's across types: only a BLOB lower bound
-    // narrows (BLOBs are the first tuple class and SQLite's last).
-    if (is_lower(term.op) && type == SQLITE_BLOB) {
-      out->bytes.clear();
-      return model::append_element(sql_value_of(v), &out->bytes);
-    }
-    out->kind = is_lower(term.op) ? FilterValue::Kind::kBelowAll : FilterValue::Kind::kAboveAll;
+  // An = or IN value over an ANY position (ranges: any_range()).
+  static Status any(sqlite3_value* v, FilterValue* out) {
+    model::SqlValue s = sql_value_of(v);
+    if (s.kind == model::SqlValue::Kind::kReal && s.r == 0) s.r = 0.0;
+    out->bytes.clear();
+    if (!model::append_element(s, &out->bytes).ok()) out->kind = FilterValue::Kind::kNull;
     return Status::OK();
   }
 
