@@ -669,6 +669,22 @@ struct PointsInserter {
   PointsInserter operator++(int) { return *this; }
 };
 
+void RangeBuilder::sort_and_merge(Intervals* v) {
+  std::sort(v->begin(), v->end(), [](const Interval& x, const Interval& y) { return compare_bytes(x.lo, y.lo) < 0; });
+  size_t kept = 0;
+  for (size_t k = 0; k < v->size(); ++k) {
+    Interval& iv = (*v)[k];
+    if (kept > 0 && compare_bytes(iv.lo, (*v)[kept - 1].hi) <= 0) {
+      Interval& last = (*v)[kept - 1];
+      if (compare_bytes(iv.hi, last.hi) > 0) last.hi.swap(iv.hi);
+      continue;
+    }
+    if (kept != k) std::swap((*v)[kept], iv);
+    ++kept;
+  }
+  v->truncate(kept);
+}
+
 void RangeBuilder::intersect(const Intervals& a, const Intervals& b, Intervals* out) {
   out->clear();
   size_t i = 0;
@@ -720,11 +736,17 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
     const FilterArg& a = args[i];
     const bool runs = std::any_of(a.values.begin(), a.values.begin() + static_cast<std::ptrdiff_t>(a.count),
                                   [](const FilterValue& v) { return v.kind == FilterValue::Kind::kRun; });
-    if (t.op == PlanOp::kEq && runs) {
-      // Values and runs: each value is the run of keys under it.
+    if (runs && (t.op == PlanOp::kEq || is_range_op(t.op))) {
+      // Runs, and for = values among them (each the run of keys under
+      // it, in any order). A range's runs come in order and apart.
       term_intervals_.clear();
       for (size_t k = 0; k < a.count; ++k) {
         const FilterValue& v = a.values[k];
+        if (t.op != PlanOp::kEq &&
+            (v.kind != FilterValue::Kind::kRun || compare_bytes(v.bytes, v.hi) >= 0 ||
+             (k > 0 && compare_bytes(a.values[k - 1].hi, v.bytes) > 0))) {
+          return Status::InvalidArgument("plan: term " + std::to_string(i + 1) + " has runs out of order");
+        }
         if (v.kind != FilterValue::Kind::kBytes && v.kind != FilterValue::Kind::kRun) continue;
         Interval& iv = term_intervals_.add();
         iv.lo.assign(v.bytes);
@@ -736,20 +758,7 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
           iv.hi.push_back(after);
         }
       }
-      std::sort(term_intervals_.begin(), term_intervals_.end(),
-                [](const Interval& x, const Interval& y) { return compare_bytes(x.lo, y.lo) < 0; });
-      size_t kept = 0;
-      for (size_t k = 0; k < term_intervals_.size(); ++k) {
-        Interval& iv = term_intervals_[k];
-        if (kept > 0 && compare_bytes(iv.lo, term_intervals_[kept - 1].hi) <= 0) {
-          Interval& last = term_intervals_[kept - 1];
-          if (compare_bytes(iv.hi, last.hi) > 0) last.hi.swap(iv.hi);
-          continue;
-        }
-        if (kept != k) std::swap(term_intervals_[kept], iv);
-        ++kept;
-      }
-      term_intervals_.truncate(kept);
+      if (t.op == PlanOp::kEq) sort_and_merge(&term_intervals_);
       intersect(intervals_, term_intervals_, &tmp_intervals_);
       intervals_.swap(tmp_intervals_);
       continue;
@@ -773,29 +782,12 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
       has_points_ = true;
       continue;
     }
-    term_intervals_.clear();
-    if (is_range_op(t.op) && a.count > 0 && a.values[0].kind == FilterValue::Kind::kRun) {
-      for (size_t k = 0; k < a.count; ++k) {
-        const FilterValue& r = a.values[k];
-        if (r.kind != FilterValue::Kind::kRun || compare_bytes(r.bytes, r.hi) >= 0 ||
-            (k > 0 && compare_bytes(a.values[k - 1].hi, r.bytes) > 0)) {
-          return Status::InvalidArgument("plan: term " + std::to_string(i + 1) +
-                                         " has runs out of order");
-        }
-        Interval& iv = term_intervals_.add();
-        iv.lo.assign(r.bytes);
-        iv.hi.assign(r.hi);
-        iv.hi_inf = false;
-      }
-      intersect(intervals_, term_intervals_, &tmp_intervals_);
-      intervals_.swap(tmp_intervals_);
-      continue;
-    }
     if (a.count != 1) {
       return Status::InvalidArgument("plan: term " + std::to_string(i + 1) +
                                      " needs exactly one value");
     }
     const FilterValue& v = a.values[0];
+    term_intervals_.clear();
     auto everything = [&] {
       Interval& iv = term_intervals_.add();
       iv.lo.clear();

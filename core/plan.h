@@ -336,6 +336,8 @@ class RangeBuilder {
   Status position_constraints(const Plan& plan, const std::vector<PlanColumn>& columns,
                               const FilterArg* args, int pos);
   static void intersect(const Intervals& a, const Intervals& b, Intervals* out);
+  // Sorts finite intervals by their start and joins those that overlap.
+  static void sort_and_merge(Intervals* v);
 
   // Per position being evaluated.
   bool has_points_ = false;

@@ -988,13 +988,15 @@ class TableValueReader final : public FilterValueReader {
           break;
       }
     };
+    // Each class runs from its first type code to the code after its last.
+    auto after = [](TypeCode last) { return static_cast<TypeCode>(static_cast<uint8_t>(last) + 1); };
     constexpr TypeCode kBlobs = TypeCode::kBytes;
     constexpr TypeCode kTexts = TypeCode::kString;
-    constexpr TypeCode kTextsEnd = static_cast<TypeCode>(0x03);
+    const TypeCode kTextsEnd = after(TypeCode::kString);
     constexpr TypeCode kInts = TypeCode::kNegIntArbitrary;
-    constexpr TypeCode kIntsEnd = static_cast<TypeCode>(0x1e);
-    constexpr TypeCode kDoubles = static_cast<TypeCode>(0x21);
-    constexpr TypeCode kDoublesEnd = static_cast<TypeCode>(0x22);
+    const TypeCode kIntsEnd = after(TypeCode::kPosIntArbitrary);
+    constexpr TypeCode kDoubles = TypeCode::kDouble;
+    const TypeCode kDoublesEnd = after(TypeCode::kDouble);
     const std::string_view collation = c_.key_collations[static_cast<size_t>(term.column)];
     switch (type) {
       case SQLITE_INTEGER:
@@ -1009,8 +1011,12 @@ class TableValueReader final : public FilterValueReader {
         // -0.0 is kept in an ANY column and sorts just below 0.0, which
         // SQLite calls equal: a bound at zero from below starts at -0.0.
         if (lower && inclusive && num_.kind == FilterValue::Kind::kBytes) {
-          encode_double(0.0, &zero_);
-          if (num_.bytes == zero_) {
+          static const Bytes kZero = [] {
+            Bytes b;
+            encode_double(0.0, &b);
+            return b;
+          }();
+          if (num_.bytes == kZero) {
             num_.bytes.clear();
             append_double_element(-0.0, &num_.bytes);
           }
@@ -1019,7 +1025,7 @@ class TableValueReader final : public FilterValueReader {
         break;
       }
       case SQLITE_TEXT: {
-        if (lower) whole(kBlobs, static_cast<TypeCode>(0x02));
+        if (lower) whole(kBlobs, kTexts);
         if (!lower && ambiguous_) {
           whole(kTexts, kTextsEnd);
         } else {
@@ -1045,7 +1051,7 @@ class TableValueReader final : public FilterValueReader {
         num_.kind = FilterValue::Kind::kBytes;
         num_.bytes.clear();
         TUPLEKV_RETURN_IF_ERROR(model::append_element(sql_value_of(v), &num_.bytes));
-        part(num_, kBlobs, static_cast<TypeCode>(0x02));
+        part(num_, kBlobs, kTexts);
         if (!lower) {
           whole(kTexts, kTextsEnd);
           whole(kInts, kIntsEnd);
@@ -1075,7 +1081,6 @@ class TableValueReader final : public FilterValueReader {
   bool fallback_ = false;
   Bytes keyed_;
   Bytes bound_;
-  Bytes zero_;
   FilterValue num_;
 };
 
@@ -1181,6 +1186,7 @@ struct TableCursor : sqlite3_vtab_cursor {
   // whole_key_spec(): per key position, the plan term holding its value
   // (empty when the plan is not a lookup by the whole integer key).
   std::vector<int> plan_key_terms_;
+  int plan_last_column_ = -1;  // the last key position plan_ has a term on
   model::TableLayout::Elements row_, indexed_, key_parts_;
   // Row reads (not covering index entries) also decode the row's scalars.
   model::TableLayout::Scalars scalars_;
@@ -1242,13 +1248,13 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
     plan_cand_ = cand_;
     plan_text_.assign(idx_str);
     plan_key_terms_ = whole_key_terms(*plan_, t->candidates[cand_]);
+    plan_last_column_ = -1;
+    for (const PlanTerm& term : plan_->terms) plan_last_column_ = std::max(plan_last_column_, term.column);
   }
   const Candidate& c = t->candidates[cand_];
   if (plan_key_terms_.empty() || ambiguous || !whole_key_spec(argc, argv)) {
     builder_.element_prefixes = true;  // every key prefix here ends with an element
-    int last = -1;
-    for (const PlanTerm& term : plan_->terms) last = std::max(last, term.column);
-    TableValueReader reader(c, ambiguous, last);
+    TableValueReader reader(c, ambiguous, plan_last_column_);
     TUPLEKV_RETURN_IF_ERROR(read_filter_args(*plan_, argc, argv, &reader, &args_));
     if (reader.fallback()) {
       spec_.clear();
