@@ -104,6 +104,7 @@
 #include "ext/docs_cache.h"
 #include "ext/docs_shared.h"
 #include "ext/errors.h"
+#include "ext/insert_rowid.h"
 #include "ext/memory_registry.h"
 #include "ext/registry.h"
 #include "ext/sqlite_api.h"
@@ -831,7 +832,8 @@ int docs_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) noexcept 
   return guard_vtab(cur->pVtab, [&] { return static_cast<DocsCursor*>(cur)->column(ctx, i); });
 }
 
-int docs_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64*) noexcept {
+int docs_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* rowid) noexcept {
+  keep_last_insert_rowid(static_cast<DocsTable*>(vtab)->db, rowid);
   return guard_vtab(vtab, [&] { return static_cast<DocsTable*>(vtab)->update(argc, argv); });
 }
 

@@ -22,6 +22,7 @@
 #include "core/subspace.h"
 #include "core/tuple.h"
 #include "ext/errors.h"
+#include "ext/insert_rowid.h"
 #include "ext/strict_values.h"
 #include "ext/table_storage.h"
 #include "ext/values.h"
@@ -955,7 +956,8 @@ int pair_rowid(sqlite3_vtab_cursor* cur, sqlite3_int64*) noexcept {
   return set_vtab_error(cur->pVtab, Status::Internal("tuplekv internal error: no rowid"));
 }
 
-int pair_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64*) noexcept {
+int pair_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* rowid) noexcept {
+  keep_last_insert_rowid(as_table(vtab)->db, rowid);
   return guard_vtab(vtab, [&] { return as_table(vtab)->update(argc, argv); });
 }
 

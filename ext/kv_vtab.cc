@@ -96,6 +96,7 @@
 #include "core/plan.h"
 #include "ext/errors.h"
 #include "ext/index_planner.h"
+#include "ext/insert_rowid.h"
 #include "ext/kv_table.h"
 #include "ext/memory_registry.h"
 #include "ext/registry.h"
@@ -626,7 +627,8 @@ int kv_rowid(sqlite3_vtab_cursor* cur, sqlite3_int64*) noexcept {
                         Status::Internal("tuplekv internal error: tuplekv_kv has no rowid"));
 }
 
-int kv_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64*) noexcept {
+int kv_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* rowid) noexcept {
+  keep_last_insert_rowid(as_table(vtab)->db, rowid);
   return guard_vtab(vtab, [&] { return as_table(vtab)->update(argc, argv); });
 }
 

@@ -108,6 +108,7 @@
 #include "core/subspace.h"
 #include "core/tuple.h"
 #include "ext/errors.h"
+#include "ext/insert_rowid.h"
 #include "ext/registry.h"
 #include "ext/table_storage.h"
 #include "ext/values.h"
@@ -1607,6 +1608,7 @@ int table_rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) noexcept {
 }
 
 int table_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int64* rowid) noexcept {
+  keep_last_insert_rowid(as_table(vtab)->db, rowid);  // an implicit key sets its own
   return guard_vtab(vtab, [&] { return as_table(vtab)->update(argc, argv, rowid); });
 }
 

@@ -698,8 +698,14 @@ class TableDiff {
     ++statements;
     last_ = tmpl;
     const std::string sql = replace_all(tmpl, "@T", "t");
-    const Outcome x = run_sql(kv_->handle(), sql);
-    const Outcome y = run_sql(ref_->handle(), sql);
+    Outcome x = run_sql(kv_->handle(), sql);
+    Outcome y = run_sql(ref_->handle(), sql);
+    // What the statement leaves for the connection's own counters, as an
+    // application reads them next.
+    for (auto [db, o] : {std::pair{kv_->handle(), &x}, std::pair{ref_->handle(), &y}}) {
+      o->rows.push_back({"changes " + std::to_string(sqlite3_changes64(db)),
+                         "last_insert_rowid " + std::to_string(sqlite3_last_insert_rowid(db))});
+    }
     if (std::getenv("TUPLEKV_DIFF_TRACE") != nullptr) {
       std::printf("%zu: %s -> %d/%d %s\n", statements, tmpl.c_str(), x.rc, y.rc, y.message.c_str());
     }
