@@ -175,6 +175,14 @@ struct LeavesTable : sqlite3_vtab {
     docs = std::make_unique<Docs>(opened.store.get(), prefix, options.mode);
     return Status::OK();
   }
+
+  // `s` as this table reports it: damaged bytes name the store they came
+  // from, as the other modules' errors do.
+  Status error(const Status& s) const {
+    return s.code() == StatusCode::kCorruption
+               ? s.with_context(std::string(kLeavesModule) + ": corrupt store of " + docs_name)
+               : s.with_context(kLeavesModule);
+  }
 };
 
 struct LeavesCursor : sqlite3_vtab_cursor {
@@ -330,10 +338,7 @@ struct LeavesCursor : sqlite3_vtab_cursor {
         s = Status::Internal("tuplekv internal error: column " + std::to_string(i));
     }
     if (!s.ok()) {
-      const Status e = s.code() == StatusCode::kCorruption
-                           ? s.with_context(std::string(kLeavesModule) + ": corrupt store of " +
-                                            t->docs_name)
-                           : s.with_context(kLeavesModule);
+      const Status e = t->error(s);
       set_result_error(ctx, e);
       return sqlite_code(e);
     }
@@ -519,14 +524,15 @@ int leaves_filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc,
   return guard_vtab(cur->pVtab, [&] {
     auto* c = static_cast<LeavesCursor*>(cur);
     const Status s = c->filter(idx_num, argc, argv);
-    return s.ok() ? SQLITE_OK : set_vtab_error(cur->pVtab, s.with_context(kLeavesModule));
+    return s.ok() ? SQLITE_OK : set_vtab_error(cur->pVtab, c->table()->error(s));
   });
 }
 
 int leaves_next(sqlite3_vtab_cursor* cur) noexcept {
   return guard_vtab(cur->pVtab, [&] {
-    const Status s = static_cast<LeavesCursor*>(cur)->next();
-    return s.ok() ? SQLITE_OK : set_vtab_error(cur->pVtab, s.with_context(kLeavesModule));
+    auto* c = static_cast<LeavesCursor*>(cur);
+    const Status s = c->next();
+    return s.ok() ? SQLITE_OK : set_vtab_error(cur->pVtab, c->table()->error(s));
   });
 }
 

@@ -5,6 +5,7 @@
 // id assignment and conflicts, bad input that leaves the table unchanged,
 // fdb_limits, transactions and savepoints on both stores, reads that are
 // one prefix scan (tuplekv_stats), and the sql/ examples.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -647,6 +648,20 @@ TEST_P(DocsTest, Leaves) {
   EXPECT_EQ(db.error("INSERT INTO leaves(id) VALUES (1)"), "table leaves may not be modified");
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE l2 USING tuplekv_leaves(nope)"),
             "tuplekv_leaves: 'nope' is not a tuplekv_docs table in main");
+}
+
+TEST(DocsCacheTest, LeavesNameTheDamagedStore) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs; CREATE VIRTUAL TABLE l USING tuplekv_leaves(d);"
+                      "INSERT INTO d(id, doc) VALUES (1, '{\"a\":1}');"
+                      // A key in the documents' subspace whose path does not decode.
+                      "INSERT INTO d_kv VALUES (x'026400150102ff', tuple_pack(1))"));
+  // Whether the scan or the column read meets it, the error names the store.
+  for (const char* sql : {"SELECT * FROM l", "SELECT id FROM l WHERE id = 1", "SELECT count(*) FROM l"}) {
+    SCOPED_TRACE(sql);
+    EXPECT_THAT(db.error(sql), ::testing::StartsWith("tuplekv_leaves: corrupt store of d: tuple: "));
+    EXPECT_EQ(db.error_code(sql), SQLITE_CORRUPT_VTAB);
+  }
 }
 
 TEST(DocsLimitsTest, FdbLimits) {
