@@ -373,9 +373,7 @@ int PairCursor::column(sqlite3_context* ctx, int i) {
     s = Status::Internal("tuplekv internal error: column " + std::to_string(i));
   }
   if (!s.ok()) {
-    const Status ctx_s = s.code() == StatusCode::kCorruption
-                             ? s.with_context(t->module + ": corrupt store of " + t->name)
-                             : s;
+    const Status ctx_s = t->reported(s);
     set_result_error(ctx, ctx_s);
     return sqlite_code(ctx_s);
   }
@@ -929,10 +927,7 @@ int pair_close(sqlite3_vtab_cursor* cur) noexcept {
 
 int vtab_result(sqlite3_vtab* vtab, const Status& s) {
   if (s.ok()) return SQLITE_OK;
-  const PairTable* t = as_table(vtab);
-  return set_vtab_error(vtab, s.code() == StatusCode::kCorruption
-                                  ? s.with_context(t->module + ": corrupt store of " + t->name)
-                                  : s);
+  return set_vtab_error(vtab, as_table(vtab)->reported(s));
 }
 
 int pair_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int argc,

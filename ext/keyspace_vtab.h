@@ -201,8 +201,13 @@ struct PairTable : sqlite3_vtab {
   Bytes a_buf, b_buf, value_buf, old_a, old_b, old_value, found_a, found_b;
   std::string coerced_text;
 
+  // `s` as SQL sees it: damaged stored bytes name the table they belong to.
+  Status reported(const Status& s) const {
+    return s.code() == StatusCode::kCorruption ? s.with_context(module + ": corrupt store of " + name) : s;
+  }
+
  private:
-  int fail(const Status& s) { return set_vtab_error(this, s); }
+  int fail(const Status& s) { return set_vtab_error(this, reported(s)); }
   // Reads column `i`'s new value as a packed element into *out.
   // On failure sets the error and *rc.
   bool encode_key_column(sqlite3_value* v, int i, int on_conflict, Bytes* out, int* rc);

@@ -96,8 +96,13 @@ struct KvTable : sqlite3_vtab {
   Status release(int n) { return store->release(n); }
   Status rollback_to(int n) { return store->rollback_to(n); }
 
+  // `s` as SQL sees it: damaged stored bytes name the table they belong to.
+  Status reported(const Status& s) const {
+    return s.code() == StatusCode::kCorruption ? s.with_context("tuplekv_kv: corrupt store of " + name) : s;
+  }
+
  private:
-  int fail(const Status& s) { return set_vtab_error(this, s); }
+  int fail(const Status& s) { return set_vtab_error(this, reported(s)); }
   // Checks a key or value argument. On failure sets the error and *rc.
   bool check_blob(sqlite3_value* v, const char* column, int conflict, int* rc);
   bool check_limits(BytesView full_key, BytesView value, int* rc);

@@ -405,8 +405,7 @@ void KvCursor::set_source() {
 }
 
 bool KvCursor::outside_subspace(BytesView key) {
-  return fail(Status::Corruption("tuplekv_kv: corrupt store of " + table()->name + ": key x'" +
-                                 to_hex(key.substr(0, 64)) + "' is outside its subspace"));
+  return fail(Status::Corruption("key x'" + to_hex(key.substr(0, 64)) + "' is outside its subspace"));
 }
 
 bool KvCursor::open_range() {
@@ -596,7 +595,7 @@ int kv_close(sqlite3_vtab_cursor* cur) noexcept {
 // Status -> result code, touching zErrMsg only on failure (the hot paths
 // below run once per row).
 int vtab_result(sqlite3_vtab* vtab, const Status& s) {
-  return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
+  return s.ok() ? SQLITE_OK : set_vtab_error(vtab, as_table(vtab)->reported(s));
 }
 
 int kv_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int argc,
@@ -609,7 +608,7 @@ int kv_filter(sqlite3_vtab_cursor* cur, int idx_num, const char* idx_str, int ar
 int kv_next(sqlite3_vtab_cursor* cur) noexcept {
   return guard_vtab(cur->pVtab, [&] {
     KvCursor* c = as_cursor(cur);
-    return c->next() ? SQLITE_OK : set_vtab_error(cur->pVtab, c->error());
+    return c->next() ? SQLITE_OK : vtab_result(cur->pVtab, c->error());
   });
 }
 

@@ -4,6 +4,7 @@
 //     users: index region_idx has no entry for row ('user', 7)
 //     users: index region_idx entry ('region_idx', 'eu', 9) has no row
 //     users: unique index email_idx holds the same values twice, at (...)
+//     users: row ('user', 7): table: a row value with the wrong number of columns
 //   SELECT tuplekv_check('users', 'rebuild');  -- rewrites every index from
 //                                              -- the rows; returns the number
 //                                              -- of entries added or removed
@@ -120,7 +121,11 @@ void check_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexce
     }
     std::string problem;
     const Status s = t->rows->check(t->name, &problem);
-    if (!s.ok()) {
+    if (s.code() == StatusCode::kCorruption) {
+      // Bytes the store itself cannot read (a value that is not a BLOB) are
+      // damage like any other: the first problem, not a failed check.
+      problem = t->name + ": " + std::string(s.message());
+    } else if (!s.ok()) {
       set_result_error(ctx, s.with_context(fn));
       return;
     }

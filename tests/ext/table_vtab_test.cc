@@ -1013,6 +1013,10 @@ TEST(TableVtabSchemaTest, RenameDropAndCheck) {
                       "(tuple_pack('uq2_autoindex_1', 'a', 2), x'')"));
   EXPECT_EQ(db.value("SELECT tuplekv_check('uq2')"),
             "uq2: unique index uq2_autoindex_1 holds the same values twice, at ('uq2_autoindex_1', 'a', 2)");
+  // A stored value that is not even a BLOB is damage too: the first problem, not an error.
+  ASSERT_TRUE(db.exec("UPDATE uq2_kv SET v = 'text' WHERE k = tuple_pack('uq2', 1)"));
+  EXPECT_EQ(db.value("SELECT tuplekv_check('uq2')"),
+            "uq2: corrupt shadow table \"main\".\"uq2_kv\": the value of key x'02757132001501' is TEXT, not BLOB");
   ASSERT_TRUE(db.exec("DROP TABLE users; DROP TABLE renamed; DROP TABLE uq2"));
   EXPECT_EQ(db.value("SELECT count(*) FROM sqlite_schema"), "1");
 }
