@@ -733,6 +733,12 @@ TEST(KvCorruption, DamagedShadowRowsAreReportedNotReturned) {
   ASSERT_TRUE(db.exec("UPDATE t_kv SET v = 'text'"));
   EXPECT_EQ(db.error_code("SELECT * FROM t"), SQLITE_CORRUPT_VTAB);
   EXPECT_EQ(db.error_code("SELECT value FROM t WHERE key = x'01'"), SQLITE_CORRUPT_VTAB);
+  // Scans and writes name the table whose store is damaged.
+  const std::string text_value =
+      "tuplekv_kv: corrupt store of t: corrupt shadow table \"main\".\"t_kv\": the value of key x'02740001' "
+      "is TEXT, not BLOB";
+  EXPECT_EQ(db.error("SELECT * FROM t"), text_value);
+  EXPECT_EQ(db.error("UPDATE t SET value = x'cc' WHERE key < x'02'"), text_value);
   ASSERT_TRUE(db.exec("UPDATE t_kv SET v = x'bb'"));
   EXPECT_EQ(db.rows("SELECT hex(key), hex(value) FROM t"), (Rows{{"01", "BB"}}));
 }
