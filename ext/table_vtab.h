@@ -1,5 +1,6 @@
 // What the files of tuplekv_table share: the table object (table_vtab.cc
-// has the module, planning and cursors; table_write.cc the writes;
+// has the module, planning and cursors; table_bounds.cc the bounds its
+// scans read from xFilter's values; table_write.cc the writes;
 // table_check.cc tuplekv_check()). The contract is at the top of
 // table_vtab.cc.
 #ifndef TUPLEKV_EXT_TABLE_VTAB_H_
