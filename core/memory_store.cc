@@ -1,5 +1,6 @@
 #include "core/memory_store.h"
 
+#include <algorithm>
 #include <cassert>
 #include <cstring>
 #include <limits>
@@ -141,8 +142,11 @@ void MemoryStore::UndoLog::before_change(BytesView key, const BytesView* old_val
   const auto klen = static_cast<uint32_t>(key.size());
   const auto vlen = static_cast<uint32_t>(value.size());
   const size_t start = buf_.size();
-  starts_.push_back(start);
+  // Both allocations come before either container changes, so a bad_alloc
+  // leaves the log as it was (the write it was for does not happen).
+  if (starts_.size() == starts_.capacity()) starts_.reserve(std::max<size_t>(16, 2 * starts_.capacity()));
   buf_.resize(start + 9 + key.size() + value.size());
+  starts_.push_back(start);  // within capacity: cannot throw
   char* p = buf_.data() + start;
   p[0] = had;
   std::memcpy(p + 1, &klen, 4);

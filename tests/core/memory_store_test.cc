@@ -2,8 +2,13 @@
 // check after every random batch), then what only this store promises:
 // stats, the lenient transaction calls of its header, keys and values past
 // the inline limit, loads large enough to split and merge at every level,
-// and cursors that survive that churn.
+// cursors that survive that churn, and writes that can fail on any
+// allocation and still be rolled back exactly.
 #include "core/memory_store.h"
+
+// The operator new and delete below pair malloc with free on purpose;
+// GCC, seeing both inlined into containers, would warn of a mismatch.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 
 #include <gtest/gtest.h>
 
@@ -11,11 +16,28 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <new>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "tests/store_conformance.h"
+
+// Allocation failure on demand: while g_fail_countdown is >= 0, the
+// allocation that brings it below 0 throws. Replaces the global operator
+// new of this test program only.
+namespace {
+long g_fail_countdown = -1;
+}  // namespace
+
+void* operator new(std::size_t n) {
+  if (g_fail_countdown >= 0 && g_fail_countdown-- == 0) throw std::bad_alloc();
+  void* p = std::malloc(n != 0 ? n : 1);
+  if (p == nullptr) throw std::bad_alloc();
+  return p;
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 namespace tuplekv::testing {
 
@@ -426,6 +448,43 @@ TEST(MemoryStoreTest, LargeTransactionRollsBackExactly) {
   TUPLEKV_ASSERT_OK(s.rollback());
   EXPECT_TRUE(same(&s, m));
   EXPECT_EQ(s.stats().undo_records, 0u);
+}
+
+// The memory store's statement rollback after SQLite reports SQLITE_NOMEM:
+// a write may run out of memory at any allocation (the tree's, the undo
+// log's), and rolling back to the savepoint must then give exactly the
+// content from before. n counts the allocations let through.
+TEST(MemoryStoreTest, AFailedAllocationAnywhereInAWriteLeavesItUndoable) {
+  bool reached_the_end = false;
+  for (long n = 0; n < 100000 && !reached_the_end; ++n) {
+    MemoryStore s;
+    StoreModel m;
+    for (int i = 0; i < 400; i += 2) {
+      TUPLEKV_ASSERT_OK(s.set(numbered("k", i), Bytes(i % 50, 'o')));
+      m[numbered("k", i)] = Bytes(i % 50, 'o');
+    }
+    TUPLEKV_ASSERT_OK(s.begin());
+    TUPLEKV_ASSERT_OK(s.savepoint(0));
+    bool failed = false;
+    g_fail_countdown = n;
+    try {
+      // New keys, overwrites that grow past their leaf, long values and a
+      // range clear: splits, merges and out-of-line values.
+      for (int i = 0; i < 400 && !failed; ++i) {
+        failed = !s.set(numbered("k", i), Bytes((i * 37) % 700, 'n')).ok();
+      }
+      if (!failed) failed = !s.clear_range(numbered("k", 100), numbered("k", 300)).ok();
+    } catch (const std::bad_alloc&) {
+      failed = true;
+    }
+    g_fail_countdown = -1;
+    reached_the_end = !failed;
+    TUPLEKV_ASSERT_OK(s.rollback_to(0));
+    ASSERT_TRUE(same(&s, m)) << "after failing allocation " << n;
+    TUPLEKV_ASSERT_OK(s.commit());
+    ASSERT_TRUE(same(&s, m)) << "after failing allocation " << n;
+  }
+  EXPECT_TRUE(reached_the_end);
 }
 
 // ---------------------------------------------------------------------------
