@@ -3,6 +3,8 @@
 
 #include <simdjson.h>
 
+#include <cstdint>
+
 namespace tuplekv {
 
 bool json_number_grammar(std::string_view s, bool* is_integer) {
@@ -60,6 +62,99 @@ void append_json_string(std::string_view s, std::string* out, JsonEscape escape)
   }
   out->append(s.data() + run, s.size() - run);
   out->push_back('"');
+}
+
+namespace {
+
+int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+// The four hex digits of a \u escape at p (p[0] == '\\', p[1] == 'u'), or -1.
+int32_t u_escape(const char* p, const char* end) {
+  if (end - p < 6 || p[0] != '\\' || p[1] != 'u') return -1;
+  int32_t v = 0;
+  for (int i = 2; i < 6; ++i) {
+    const int d = hex_digit(p[i]);
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+
+void append_utf8(uint32_t cp, std::string* out) {
+  if (cp < 0x80) {
+    out->push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out->push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+}  // namespace
+
+bool unescape_json_string(const char* raw, const char* end, UnescapedStrings* keep,
+                          std::string_view* out) {
+  const char* p = raw;
+  while (p < end && *p != '"' && *p != '\\') ++p;
+  if (p == end) return false;
+  if (*p == '"') {  // the common case: nothing to unescape
+    *out = std::string_view(raw, static_cast<size_t>(p - raw));
+    return true;
+  }
+  std::string& s = keep->add();
+  s.assign(raw, static_cast<size_t>(p - raw));
+  while (p < end && *p != '"') {
+    if (*p != '\\') {
+      s.push_back(*p++);
+      continue;
+    }
+    if (end - p < 2) return false;
+    switch (p[1]) {
+      case '"': s.push_back('"'); break;
+      case '\\': s.push_back('\\'); break;
+      case '/': s.push_back('/'); break;
+      case 'b': s.push_back('\b'); break;
+      case 'f': s.push_back('\f'); break;
+      case 'n': s.push_back('\n'); break;
+      case 'r': s.push_back('\r'); break;
+      case 't': s.push_back('\t'); break;
+      case 'u': {
+        const int32_t hi = u_escape(p, end);
+        if (hi < 0 || (hi >= 0xDC00 && hi <= 0xDFFF)) return false;
+        if (hi >= 0xD800 && hi <= 0xDBFF) {  // needs its low surrogate next
+          const int32_t lo = u_escape(p + 6, end);
+          if (lo < 0xDC00 || lo > 0xDFFF) return false;
+          append_utf8(0x10000 + ((static_cast<uint32_t>(hi) - 0xD800) << 10) +
+                          (static_cast<uint32_t>(lo) - 0xDC00),
+                      &s);
+          p += 12;
+        } else {
+          append_utf8(static_cast<uint32_t>(hi), &s);
+          p += 6;
+        }
+        continue;
+      }
+      default:
+        return false;
+    }
+    p += 2;
+  }
+  if (p == end) return false;
+  *out = s;
+  return true;
 }
 
 std::string describe_json_error(int simdjson_error) {

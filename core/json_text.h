@@ -8,6 +8,7 @@
 #ifndef TUPLEKV_CORE_JSON_TEXT_H_
 #define TUPLEKV_CORE_JSON_TEXT_H_
 
+#include <deque>
 #include <string>
 #include <string_view>
 
@@ -33,6 +34,28 @@ enum class JsonEscape : bool {
 // JSON has them, \u00XX for the other escaped bytes, the rest as is.
 void append_json_string(std::string_view s, std::string* out,
                         JsonEscape escape = JsonEscape::kRequired);
+
+// Strings unescaped from one JSON document. Each keeps its place until
+// clear(), so views of them last as long as views into the document's own
+// text do.
+class UnescapedStrings {
+ public:
+  std::string& add() { return strings_.emplace_back(); }
+  void clear() { strings_.clear(); }
+
+ private:
+  std::deque<std::string> strings_;
+};
+
+// The value of the JSON string literal whose content starts at `raw` (just
+// after its opening quote) and ends at its closing quote, before `end`:
+// a view of the text itself when it has no escape, else of a string added
+// to `*keep`. False on an invalid escape, a lone surrogate or no closing
+// quote before `end`. Allocates only through std::string (bad_alloc on
+// failure): simdjson 3.0's On Demand parser unescapes into a buffer whose
+// allocation it does not check, so a failed allocation there would crash.
+bool unescape_json_string(const char* raw, const char* end, UnescapedStrings* keep,
+                          std::string_view* out);
 
 // What a simdjson error code means, in words about the input (some of
 // simdjson's own messages describe its internals). Takes the code as an int

@@ -373,6 +373,7 @@ class Reader {
 
  private:
   size_t offset_of(const char* p) const { return static_cast<size_t>(p - buf_.data()); }
+  const char* buf_end() const { return buf_.data() + buf_.size(); }
 
   size_t first_token_offset() const {
     size_t i = 0;
@@ -469,7 +470,7 @@ class Reader {
         return number(v, path, at, out);
       case od::json_type::string: {
         std::string_view s;
-        if (const auto e = v.get_string().get(s)) return syntax_error(e, doc, path);
+        TUPLEKV_RETURN_IF_ERROR(string_value(v, doc, path, &s));
         if (!is_valid_utf8(s)) {
           return element_error(path, at, "string is not valid UTF-8 (lone surrogate?)");
         }
@@ -547,7 +548,9 @@ class Reader {
       // The key's own position (its opening quote), for errors about it.
       const char* kat = field.key().raw() - 1;
       std::string_view key;
-      if (const auto e = field.unescaped_key().get(key)) return syntax_error(e, doc, path);
+      if (!unescape_json_string(field.key().raw(), buf_end(), &unescaped_, &key)) {
+        return syntax_error(simdjson::STRING_ERROR, doc, path);
+      }
       od::value& v = field.value();
       const char* vat = v.raw_json_token().data();
       if (key == "data") {
@@ -627,7 +630,17 @@ class Reader {
     if (type != od::json_type::string) {
       return element_error(path, at, std::string(what) + " must be a string");
     }
-    if (const auto e = v.get_string().get(*out)) return syntax_error(e, doc, path);
+    return string_value(v, doc, path, out);
+  }
+
+  // A string value, unescaped by unescape_json_string (json_text.h), not by
+  // simdjson, whose string buffer cannot report a failed allocation.
+  Status string_value(od::value& v, od::document* doc, const ElementPath* path, std::string_view* out) {
+    od::raw_json_string raw;
+    if (const auto e = v.get_raw_json_string().get(raw)) return syntax_error(e, doc, path);
+    if (!unescape_json_string(raw.raw(), buf_end(), &unescaped_, out)) {
+      return syntax_error(simdjson::STRING_ERROR, doc, path);
+    }
     return Status::OK();
   }
 
@@ -742,6 +755,7 @@ class Reader {
 
   std::string_view json_;
   simdjson::padded_string buf_;
+  UnescapedStrings unescaped_;  // strings with escapes, for the parse
   od::parser parser_;
 };
 

@@ -362,7 +362,8 @@ struct JsonExploder::Impl {
   std::string text;  // '[' + json + ']' + padding
   Bytes path;
   std::vector<Frame> stack;
-  std::vector<std::string_view> names;
+  std::vector<std::string_view> names;  // into `text` or `unescaped`
+  UnescapedStrings unescaped;            // strings with escapes, for the parse
   JsonLeaves* out = nullptr;
 
   size_t offset_of(const char* p) const {
@@ -463,7 +464,13 @@ struct JsonExploder::Impl {
       case od::json_type::string: {
         std::string_view s;
         const char* at = v.raw_json_token().data();
-        if (const auto e = v.get_string().get(s)) return syntax_error(e, doc);
+        // Unescaped here, not by simdjson, whose string buffer cannot
+        // report a failed allocation (core/json_text.h).
+        od::raw_json_string raw;
+        if (const auto e = v.get_raw_json_string().get(raw)) return syntax_error(e, doc);
+        if (!unescape_json_string(raw.raw(), text.data() + text.size(), &unescaped, &s)) {
+          return syntax_error(simdjson::STRING_ERROR, doc);
+        }
         if (!is_valid_utf8(s)) return error_at(at, "string is not valid UTF-8");
         leaf->clear();
         append_string_element(s, leaf);
@@ -538,6 +545,7 @@ struct JsonExploder::Impl {
     path.clear();
     stack.clear();
     names.clear();
+    unescaped.clear();
     Frame root;
     root.array = true;
     root.wrapper = true;
@@ -591,7 +599,9 @@ struct JsonExploder::Impl {
         od::field field;
         if (const auto e = (*f.oi).get(field)) return syntax_error(e, &doc);
         std::string_view key;
-        if (const auto e = field.unescaped_key().get(key)) return syntax_error(e, &doc);
+        if (!unescape_json_string(field.key().raw(), text.data() + text.size(), &unescaped, &key)) {
+          return syntax_error(simdjson::STRING_ERROR, &doc);
+        }
         if (!is_valid_utf8(key)) {
           return Status::InvalidArgument("invalid JSON: member name is not valid UTF-8 at " +
                                          text_of(path));

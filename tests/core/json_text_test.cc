@@ -1,12 +1,15 @@
 // The JSON text helpers both JSON readers and writers share: the number
-// grammar, string escaping with and without DEL, and error wording.
+// grammar, string escaping with and without DEL, unescaping, and error
+// wording.
 #include "core/json_text.h"
 
 #include <gtest/gtest.h>
 
 #include <simdjson.h>
 
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace tuplekv {
 namespace {
@@ -45,6 +48,43 @@ TEST(JsonTextTest, StringEscapes) {
   out.push_back('x');
   append_json_string("", &out);
   EXPECT_EQ(out, "x\"\"");
+}
+
+// `literal` is the text after an opening quote, up to and past its closing
+// one; nullopt when unescape_json_string rejects it.
+std::optional<std::string> unescape(const std::string& literal, UnescapedStrings* keep) {
+  std::string_view out;
+  if (!unescape_json_string(literal.data(), literal.data() + literal.size(), keep, &out)) return std::nullopt;
+  return std::string(out);
+}
+
+TEST(JsonTextTest, UnescapesStringLiterals) {
+  UnescapedStrings keep;
+  EXPECT_EQ(unescape("abc\" more", &keep), "abc");
+  EXPECT_EQ(unescape("\"", &keep), "");
+  EXPECT_EQ(unescape("a\\\"b\\\\c\\/\\b\\f\\n\\r\\t\"", &keep), "a\"b\\c/\b\f\n\r\t");
+  EXPECT_EQ(unescape("\\u0041\\u00e9\\u4E2D\\u0000\"", &keep), std::string("A\xc3\xa9\xe4\xb8\xad\0", 7));
+  EXPECT_EQ(unescape("\\ud83d\\ude00\\uDBFF\\uDFFF\"", &keep), "\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf");
+  // Bad escapes, lone or mismatched surrogates, a missing closing quote.
+  for (const char* bad : {"\\x\"", "\\u12\"", "\\u12zz\"", "\\ud83d\"", "\\ude00\"", "\\ud83dx\"",
+                          "\\ud83d\\u0041\"", "\\ud800\\ue000\"", "\\ud83d\\ud83d\"", "abc", "\\", "\\u00"}) {
+    EXPECT_EQ(unescape(bad, &keep), std::nullopt) << bad;
+  }
+}
+
+TEST(JsonTextTest, UnescapedViewsOutliveLaterStrings) {
+  const std::string text = "plain\" \\n1\" \\n2\"";
+  const char* end = text.data() + text.size();
+  UnescapedStrings keep;
+  std::string_view a, b, c;
+  ASSERT_TRUE(unescape_json_string(text.data(), end, &keep, &a));
+  ASSERT_TRUE(unescape_json_string(text.data() + 7, end, &keep, &b));
+  ASSERT_TRUE(unescape_json_string(text.data() + 12, end, &keep, &c));
+  // Without escapes the view is of the text itself.
+  EXPECT_EQ(a.data(), text.data());
+  EXPECT_EQ(a, "plain");
+  EXPECT_EQ(b, "\n1");
+  EXPECT_EQ(c, "\n2");
 }
 
 TEST(JsonTextTest, ErrorWords) {
