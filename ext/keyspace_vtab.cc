@@ -911,15 +911,15 @@ int pair_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
 
 int pair_close(sqlite3_vtab_cursor* cur) noexcept {
   return guard_vtab(cur->pVtab, [&] {
-    PairCursor* c = as_cursor(cur);
+    // Owned here until kept as a spare: SQLite forgets the cursor whatever
+    // this returns, so a failed allocation on the way must not leak it.
+    std::unique_ptr<PairCursor> c(as_cursor(cur));
     PairTable* t = c->table();
-    t->cursor_closed(c);
+    t->cursor_closed(c.get());
     c->recycle();
     if (t->spare_cursors.size() < kMaxSpareCursors) {
-      t->spare_cursors.reserve(kMaxSpareCursors);
-      t->spare_cursors.push_back(c);
-    } else {
-      delete c;
+      t->spare_cursors.reserve(kMaxSpareCursors);  // push_back below cannot throw
+      t->spare_cursors.push_back(c.release());
     }
     return SQLITE_OK;
   });

@@ -579,14 +579,14 @@ int kv_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
 
 int kv_close(sqlite3_vtab_cursor* cur) noexcept {
   return guard_vtab(cur->pVtab, [&] {
-    KvCursor* c = as_cursor(cur);
+    // Owned here until kept as a spare: SQLite forgets the cursor whatever
+    // this returns, so a failed allocation on the way must not leak it.
+    std::unique_ptr<KvCursor> c(as_cursor(cur));
     KvTable* t = c->table();
     c->recycle();
     if (t->spare_cursors.size() < kMaxSpareCursors) {
       t->spare_cursors.reserve(kMaxSpareCursors);  // push_back below cannot throw
-      t->spare_cursors.push_back(c);
-    } else {
-      delete c;
+      t->spare_cursors.push_back(c.release());
     }
     return SQLITE_OK;
   });

@@ -96,6 +96,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -1173,14 +1174,14 @@ int table_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
 
 int table_close(sqlite3_vtab_cursor* cur) noexcept {
   return guard_vtab(cur->pVtab, [&] {
-    TableCursor* c = as_cursor(cur);
+    // Owned here until kept as a spare: SQLite forgets the cursor whatever
+    // this returns, so a failed allocation on the way must not leak it.
+    std::unique_ptr<TableCursor> c(as_cursor(cur));
     TableVtab* t = c->table();
     c->recycle();
     if (t->spare_cursors.size() < kMaxSpareCursors) {
-      t->spare_cursors.reserve(kMaxSpareCursors);
-      t->spare_cursors.push_back(c);
-    } else {
-      delete c;
+      t->spare_cursors.reserve(kMaxSpareCursors);  // push_back below cannot throw
+      t->spare_cursors.push_back(c.release());
     }
     return SQLITE_OK;
   });
