@@ -93,8 +93,9 @@ TEST(ErrorsTest, GuardsTurnExceptionsIntoCodes) {
   sqlite3_free(err);
 }
 
-// Every module, both stores, reads and writes, a transaction with a
-// savepoint, the tuple functions.
+// Every module, both stores, reads and writes (ANY and collated keys, an
+// implicit key, joins, an index rebuild), transactions and savepoints, the
+// tuple functions.
 constexpr const char* kSetup[] = {
     "CREATE VIRTUAL TABLE k USING tuplekv_kv",
     "CREATE VIRTUAL TABLE t USING tuplekv_table(a INTEGER, b TEXT, c REAL, d ANY, PRIMARY KEY(a), "
@@ -105,6 +106,12 @@ constexpr const char* kSetup[] = {
     "CREATE VIRTUAL TABLE c USING tuplekv_cells(layout=both, store=memory)",
     "CREATE VIRTUAL TABLE d USING tuplekv_docs",
     "CREATE VIRTUAL TABLE dl USING tuplekv_leaves(d)",
+    "CREATE VIRTUAL TABLE km USING tuplekv_kv(store=memory)",
+    "CREATE VIRTUAL TABLE ti USING tuplekv_table(n TEXT COLLATE NOCASE, v ANY, INDEX iv(v))",
+    "CREATE VIRTUAL TABLE ta USING tuplekv_table(k ANY, j TEXT COLLATE NOCASE, PRIMARY KEY(k, j), store=memory)",
+    "CREATE VIRTUAL TABLE dm USING tuplekv_docs(store=memory)",
+    "INSERT INTO ti VALUES ('a', 1), ('B', 'x'), ('c', 2.5)",
+    "INSERT INTO ta VALUES (1, 'a'), ('1', 'b'), (2.5, 'c'), (x'00', 'd')",
     "INSERT INTO t VALUES (1, 'x', 1.5, 'p'), (2, 'y', 2.5, 3), (3, 'z', NULL, x'00')",
     "INSERT INTO tm VALUES (1, 'x', 1.5), (2, 'y', 2.5)",
     "INSERT INTO k VALUES (tuple_pack(1), x'01'), (tuple_pack(2), x'02')",
@@ -132,6 +139,15 @@ constexpr const char* kWorkload[] = {
     "INSERT INTO d(doc) VALUES ('[1,{\"k\\u00e9\":[true,false]}]')",
     "SELECT tuple_pack_json(tuple_unpack(tuple_pack(1, 'a', x'00', tuple_pack(2.5), tuple_bool(1))))",
     "SELECT * FROM tuple_each(tuple_pack(1, 'a', tuple_uuid('00112233445566778899aabbccddeeff')))",
+    "INSERT INTO km SELECT key, value FROM k; DELETE FROM km WHERE key < tuple_pack(2)",
+    "INSERT INTO ti SELECT b, a FROM t; UPDATE ti SET n = upper(n) WHERE v > 1; DELETE FROM ti WHERE rowid = 2",
+    "SELECT * FROM ta WHERE k = 1 OR k > 2; SELECT * FROM ta WHERE j = 'A' ORDER BY k DESC",
+    "UPDATE ta SET k = k || '!' WHERE j >= 'b'; INSERT OR IGNORE INTO ta VALUES (1, 'A')",
+    "SELECT x.a, y.n FROM t x JOIN ti y ON y.v = x.a",
+    "SELECT tuplekv_check('t', 'rebuild')",
+    "INSERT INTO dm(doc) SELECT doc FROM d; UPDATE dm SET doc = '[]' WHERE id = 1 AND path = '$.c'",
+    "SELECT doc FROM dm WHERE id = 2 AND path = '$[1]'",
+    "SAVEPOINT a; DELETE FROM t; INSERT INTO t VALUES (7, 'q', 1, 2); ROLLBACK TO a; RELEASE a",
 };
 
 // Runs every statement of `sql`, stepping through all rows; the first
@@ -194,6 +210,8 @@ bool run_failing_at(long n, long* countdown) {
   // Indexes in step with their rows, and everything still usable.
   EXPECT_EQ(value(db, "SELECT tuplekv_check('t')"), "ok") << "allocation " << n;
   EXPECT_EQ(value(db, "SELECT tuplekv_check('tm')"), "ok") << "allocation " << n;
+  EXPECT_EQ(value(db, "SELECT tuplekv_check('ti')"), "ok") << "allocation " << n;
+  EXPECT_EQ(value(db, "SELECT tuplekv_check('ta')"), "ok") << "allocation " << n;
   EXPECT_EQ(run(db, "INSERT INTO t VALUES (100, 'after', 1, 'after'); SELECT * FROM k; SELECT * FROM m;"
                     "SELECT * FROM c; SELECT doc FROM d"),
             SQLITE_OK)
@@ -202,9 +220,9 @@ bool run_failing_at(long n, long* countdown) {
   return failed;
 }
 
-// TUPLEKV_OOM_STRIDE=1 tries every allocation (a few minutes under the
+// TUPLEKV_OOM_STRIDE=1 tries every allocation (over a minute under the
 // sanitizers); the default tries every third SQLite allocation and every
-// C++ one, which CI can afford.
+// second C++ one, which CI can afford.
 long stride(long fallback) {
   const char* s = std::getenv("TUPLEKV_OOM_STRIDE");
   return s != nullptr && std::atol(s) > 0 ? std::atol(s) : fallback;
@@ -236,7 +254,7 @@ TEST_F(OutOfMemoryTest, EverySqliteAllocationFailureEndsInNoMemory) {
 
 TEST_F(OutOfMemoryTest, EveryCppAllocationFailureEndsInNoMemory) {
   long n = 0;
-  for (; run_failing_at(n, &g_cpp_countdown) && !HasFailure(); n += stride(1)) {
+  for (; run_failing_at(n, &g_cpp_countdown) && !HasFailure(); n += stride(2)) {
   }
   EXPECT_GT(n, 100);
 }
