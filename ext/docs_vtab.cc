@@ -158,10 +158,8 @@ struct DocsTable : sqlite3_vtab {
   OrderedStore* store() const { return opened.store.get(); }
   int fail(const Status& s) { return set_vtab_error(this, s); }
   Status err(const Status& s) const {
-    if (s.code() == StatusCode::kCorruption) {
-      return s.with_context(std::string(kDocsModule) + ": corrupt store of " + name);
-    }
-    return s.with_context(kDocsModule);
+    return s.code() == StatusCode::kCorruption ? with_store_context(s, kDocsModule, name)
+                                               : s.with_context(kDocsModule);
   }
 
   Status open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& reg, int argc,

@@ -43,6 +43,11 @@ int sqlite_code(const Status& s) {
   return SQLITE_INTERNAL;
 }
 
+Status with_store_context(const Status& s, std::string_view module, std::string_view table) {
+  if (s.code() != StatusCode::kCorruption) return s;
+  return s.with_context(std::string(module) + ": corrupt store of " + std::string(table));
+}
+
 int set_vtab_error(sqlite3_vtab* vtab, const Status& s) {
   if (vtab != nullptr) {
     sqlite3_free(vtab->zErrMsg);

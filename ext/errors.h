@@ -26,6 +26,12 @@ namespace tuplekv::ext {
 // that code, Internal -> SQLITE_INTERNAL.
 int sqlite_code(const Status& s);
 
+// `s` as a virtual table reports it: damaged stored bytes (kCorruption)
+// name the module and the table whose store holds them, as in
+// "tuplekv_kv: corrupt store of t: key x'ff' is outside its subspace";
+// other statuses are returned as they are.
+Status with_store_context(const Status& s, std::string_view module, std::string_view table);
+
 // Replaces vtab->zErrMsg with `s`'s message and returns sqlite_code(s).
 int set_vtab_error(sqlite3_vtab* vtab, const Status& s);
 // The same for xCreate/xConnect's *pzErr.

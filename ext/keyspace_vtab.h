@@ -203,7 +203,7 @@ struct PairTable : sqlite3_vtab {
 
   // `s` as SQL sees it: damaged stored bytes name the table they belong to.
   Status reported(const Status& s) const {
-    return s.code() == StatusCode::kCorruption ? s.with_context(module + ": corrupt store of " + name) : s;
+    return with_store_context(s, module, name);
   }
 
  private:

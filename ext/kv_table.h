@@ -98,7 +98,7 @@ struct KvTable : sqlite3_vtab {
 
   // `s` as SQL sees it: damaged stored bytes name the table they belong to.
   Status reported(const Status& s) const {
-    return s.code() == StatusCode::kCorruption ? s.with_context("tuplekv_kv: corrupt store of " + name) : s;
+    return with_store_context(s, "tuplekv_kv", name);
   }
 
  private:

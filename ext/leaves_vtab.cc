@@ -179,9 +179,8 @@ struct LeavesTable : sqlite3_vtab {
   // `s` as this table reports it: damaged bytes name the store they came
   // from, as the other modules' errors do.
   Status error(const Status& s) const {
-    return s.code() == StatusCode::kCorruption
-               ? s.with_context(std::string(kLeavesModule) + ": corrupt store of " + docs_name)
-               : s.with_context(kLeavesModule);
+    return s.code() == StatusCode::kCorruption ? with_store_context(s, kLeavesModule, docs_name)
+                                               : s.with_context(kLeavesModule);
   }
 };
 

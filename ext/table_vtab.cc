@@ -151,9 +151,7 @@ const std::string& TableVtab::rowid_name() {
 }
 
 int TableVtab::fail(const Status& s) {
-  return set_vtab_error(this, s.code() == StatusCode::kCorruption
-                                  ? s.with_context(std::string(kModule) + ": corrupt store of " + name)
-                                  : s);
+  return set_vtab_error(this, with_store_context(s, kModule, name));
 }
 
 Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool create) {
@@ -1007,8 +1005,7 @@ Status TableCursor::read_sorted_group() {
   size_t group_end = skip;
   for (int e = 0; e < t->candidates[cand_].sql_order_from; ++e) {
     size_t n = 0;
-    TUPLEKV_RETURN_IF_ERROR(element_size(first.substr(group_end), &n)
-                                .with_context(std::string(kModule) + ": corrupt store of " + t->name));
+    TUPLEKV_RETURN_IF_ERROR(with_store_context(element_size(first.substr(group_end), &n), kModule, t->name));
     group_end += n;
   }
   group_.assign(first.substr(0, group_end));
@@ -1090,9 +1087,7 @@ int TableCursor::column_slow(sqlite3_context* ctx, int i) {
     if (read.ok()) return SQLITE_OK;
     s = std::move(read);
   }
-  const Status ctx_s = s.code() == StatusCode::kCorruption
-                           ? s.with_context(std::string(kModule) + ": corrupt store of " + t->name)
-                           : s;
+  const Status ctx_s = with_store_context(s, kModule, t->name);
   set_result_error(ctx, ctx_s);
   return sqlite_code(ctx_s);
 }

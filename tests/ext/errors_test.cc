@@ -78,6 +78,13 @@ TEST(ErrorsTest, StatusesBecomeSqliteCodes) {
   EXPECT_EQ(sqlite_code(Status::Native(StatusCode::kIOError, SQLITE_FULL, "x")), SQLITE_FULL);
 }
 
+TEST(ErrorsTest, DamagedBytesNameTheirTable) {
+  const Status s = with_store_context(Status::Corruption("key x'ff' is outside its subspace"), "tuplekv_kv", "t");
+  EXPECT_EQ(s.message(), "tuplekv_kv: corrupt store of t: key x'ff' is outside its subspace");
+  EXPECT_EQ(sqlite_code(s), SQLITE_CORRUPT_VTAB);
+  EXPECT_EQ(with_store_context(Status::InvalidArgument("bad"), "tuplekv_kv", "t").message(), "bad");
+}
+
 TEST(ErrorsTest, GuardsTurnExceptionsIntoCodes) {
   sqlite3_vtab vtab{};
   EXPECT_EQ(guard_vtab(&vtab, []() -> int { throw std::bad_alloc(); }), SQLITE_NOMEM);
