@@ -14,14 +14,12 @@ std::string to_hex(BytesView b) {
   return out;
 }
 
-namespace {
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;
   if (c >= 'A' && c <= 'F') return c - 'A' + 10;
   return -1;
 }
-}  // namespace
 
 bool from_hex(std::string_view hex, Bytes* out) {
   if (hex.size() % 2 != 0) return false;

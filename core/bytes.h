@@ -31,6 +31,9 @@ std::string to_hex(BytesView b);
 // Parses hex (either case, even length). Returns false on anything else.
 bool from_hex(std::string_view hex, Bytes* out);
 
+// The value of one hex digit (either case), or -1.
+int hex_digit(char c);
+
 // A half-open key range [begin, end). An empty `end` means "no upper bound"
 // (the end of the keyspace); begin == end, or begin > end, is empty.
 struct KeyRange {

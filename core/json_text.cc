@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "core/bytes.h"
+
 namespace tuplekv {
 
 bool json_number_grammar(std::string_view s, bool* is_integer) {
@@ -65,13 +67,6 @@ void append_json_string(std::string_view s, std::string* out, JsonEscape escape)
 }
 
 namespace {
-
-int hex_digit(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
 
 // The four hex digits of a \u escape at p (p[0] == '\\', p[1] == 'u'), or -1.
 int32_t u_escape(const char* p, const char* end) {

@@ -26,6 +26,11 @@ TEST(BytesTest, Hex) {
     ASSERT_TRUE(from_hex(to_hex(one), &back));
     EXPECT_EQ(back, one);
   }
+  EXPECT_EQ(hex_digit('0'), 0);
+  EXPECT_EQ(hex_digit('9'), 9);
+  EXPECT_EQ(hex_digit('a'), 10);
+  EXPECT_EQ(hex_digit('F'), 15);
+  for (char c : {'g', 'G', ' ', '/', ':', '@', '`', '\0'}) EXPECT_EQ(hex_digit(c), -1) << c;
 }
 
 TEST(BytesTest, CompareIsUnsignedWithPrefixFirst) {
