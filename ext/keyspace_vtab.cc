@@ -33,7 +33,6 @@ namespace {
 
 constexpr int kIdxOrderMask = 1;
 constexpr int kIdxKeysOnly = 2;
-constexpr size_t kMaxSpareCursors = 4;
 
 const char* storage_name(int type) { return storage_class_name(type); }
 
@@ -380,9 +379,8 @@ int PairCursor::column(sqlite3_context* ctx, int i) {
   return SQLITE_OK;
 }
 
-PairTable::~PairTable() {
-  for (PairCursor* c : spare_cursors) delete c;
-}
+PairTable::PairTable() : sqlite3_vtab{} {}
+PairTable::~PairTable() = default;
 
 // ---------------------------------------------------------------------------
 // The table
@@ -895,14 +893,7 @@ int pair_destroy(sqlite3_vtab* vtab) noexcept {
 
 int pair_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
   return guard_vtab(vtab, [&] {
-    PairTable* t = as_table(vtab);
-    PairCursor* c;
-    if (!t->spare_cursors.empty()) {
-      c = t->spare_cursors.back();
-      t->spare_cursors.pop_back();
-    } else {
-      c = new PairCursor();
-    }
+    PairCursor* c = as_table(vtab)->spare_cursors.take();
     *static_cast<sqlite3_vtab_cursor*>(c) = sqlite3_vtab_cursor{};
     *out = c;
     return SQLITE_OK;
@@ -911,16 +902,11 @@ int pair_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
 
 int pair_close(sqlite3_vtab_cursor* cur) noexcept {
   return guard_vtab(cur->pVtab, [&] {
-    // Owned here until kept as a spare: SQLite forgets the cursor whatever
-    // this returns, so a failed allocation on the way must not leak it.
-    std::unique_ptr<PairCursor> c(as_cursor(cur));
+    std::unique_ptr<PairCursor> c(as_cursor(cur));  // owned until kept
     PairTable* t = c->table();
     t->cursor_closed(c.get());
     c->recycle();
-    if (t->spare_cursors.size() < kMaxSpareCursors) {
-      t->spare_cursors.reserve(kMaxSpareCursors);  // push_back below cannot throw
-      t->spare_cursors.push_back(c.release());
-    }
+    t->spare_cursors.give_back(std::move(c));
     return SQLITE_OK;
   });
 }

@@ -52,6 +52,7 @@
 #include "ext/index_planner.h"
 #include "ext/memory_registry.h"
 #include "ext/module_args.h"
+#include "ext/spare_cursors.h"
 #include "ext/sqlite_api.h"
 #include "ext/sqlite_store.h"
 
@@ -130,7 +131,8 @@ using PairOpenFn = Status (*)(const std::vector<std::string>& positional,
                               PairSpec* spec);
 
 struct PairTable : sqlite3_vtab {
-  PairTable() : sqlite3_vtab{} {}
+  // Both out of line, where PairCursor is complete (the spares).
+  PairTable();
   ~PairTable();
 
   std::string module;
@@ -147,7 +149,7 @@ struct PairTable : sqlite3_vtab {
   // Per key order: the planner's view and its parsed plans.
   std::vector<IndexShape> shapes;
   std::vector<std::unique_ptr<PlanCache>> plans;
-  std::vector<PairCursor*> spare_cursors;  // owned
+  SpareCursors<PairCursor> spare_cursors;
 
   model::ColumnType column_type(int i) const {
     return i == 0 ? spec.a_type : i == 1 ? spec.b_type : model::ColumnType::kAny;

@@ -15,6 +15,7 @@
 #include "ext/errors.h"
 #include "ext/index_planner.h"
 #include "ext/memory_registry.h"
+#include "ext/spare_cursors.h"
 #include "ext/sqlite_api.h"
 #include "ext/sqlite_store.h"
 
@@ -50,7 +51,8 @@ struct ModuleData {
 struct KvCursor;
 
 struct KvTable : sqlite3_vtab {
-  KvTable() : sqlite3_vtab{} {}
+  // Both out of line, where KvCursor is complete (the spares).
+  KvTable();
   ~KvTable();
 
   sqlite3* db = nullptr;
@@ -67,11 +69,7 @@ struct KvTable : sqlite3_vtab {
   std::shared_ptr<ScanStats> stats;
   IndexShape shape;
   std::unique_ptr<PlanCache> plans;
-  // Closed cursors kept for the next xOpen: a prepared statement opens and
-  // closes its cursor on every run, and a warmed-up cursor's buffers make
-  // the next run allocation-free.
-  // Owned; deleted by ~KvTable (kv_vtab.cc, where KvCursor is complete).
-  std::vector<KvCursor*> spare_cursors;
+  SpareCursors<KvCursor> spare_cursors;
   // xUpdate scratch, reused so writes do not allocate per row.
   Bytes key_buf;
   Bytes key2_buf;

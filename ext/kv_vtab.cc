@@ -499,10 +499,8 @@ int KvCursor::other_column(sqlite3_context* ctx, int i) {
   }
 }
 
-// Needs KvCursor complete (the spares).
-KvTable::~KvTable() {
-  for (KvCursor* c : spare_cursors) delete c;
-}
+KvTable::KvTable() : sqlite3_vtab{} {}
+KvTable::~KvTable() = default;
 
 namespace {
 
@@ -559,18 +557,10 @@ int kv_destroy(sqlite3_vtab* vtab) noexcept {
   });
 }
 
-constexpr size_t kMaxSpareCursors = 4;
 
 int kv_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
   return guard_vtab(vtab, [&] {
-    KvTable* t = as_table(vtab);
-    KvCursor* c;
-    if (!t->spare_cursors.empty()) {
-      c = t->spare_cursors.back();
-      t->spare_cursors.pop_back();
-    } else {
-      c = new KvCursor();
-    }
+    KvCursor* c = as_table(vtab)->spare_cursors.take();
     *static_cast<sqlite3_vtab_cursor*>(c) = sqlite3_vtab_cursor{};
     *out = c;
     return SQLITE_OK;
@@ -579,15 +569,10 @@ int kv_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
 
 int kv_close(sqlite3_vtab_cursor* cur) noexcept {
   return guard_vtab(cur->pVtab, [&] {
-    // Owned here until kept as a spare: SQLite forgets the cursor whatever
-    // this returns, so a failed allocation on the way must not leak it.
-    std::unique_ptr<KvCursor> c(as_cursor(cur));
+    std::unique_ptr<KvCursor> c(as_cursor(cur));  // owned until kept
     KvTable* t = c->table();
     c->recycle();
-    if (t->spare_cursors.size() < kMaxSpareCursors) {
-      t->spare_cursors.reserve(kMaxSpareCursors);  // push_back below cannot throw
-      t->spare_cursors.push_back(c.release());
-    }
+    t->spare_cursors.give_back(std::move(c));
     return SQLITE_OK;
   });
 }

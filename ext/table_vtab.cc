@@ -122,7 +122,6 @@ constexpr int kIdxCandidateMask = 0xff;
 constexpr int kIdxCovering = 0x100;
 constexpr int kIdxAmbiguous = 0x200;
 constexpr int kIdxLabelShift = 16;
-constexpr size_t kMaxSpareCursors = 4;
 // A row fetched through an index costs about this many rows of scanning.
 constexpr double kFetchCost = 3;
 // Sorting n rows costs about this times n log2 n rows of scanning.
@@ -801,9 +800,10 @@ struct TableCursor : sqlite3_vtab_cursor {
   Bytes raw_buf_;
 };
 
+TableVtab::TableVtab() : sqlite3_vtab{} {}
+
 TableVtab::~TableVtab() {
   forget_table(this);
-  for (TableCursor* c : spare_cursors) delete c;
 }
 
 Status TableCursor::expand_any_args() {
@@ -1153,14 +1153,7 @@ int table_destroy(sqlite3_vtab* vtab) noexcept {
 
 int table_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
   return guard_vtab(vtab, [&] {
-    TableVtab* t = as_table(vtab);
-    TableCursor* c;
-    if (!t->spare_cursors.empty()) {
-      c = t->spare_cursors.back();
-      t->spare_cursors.pop_back();
-    } else {
-      c = new TableCursor();
-    }
+    TableCursor* c = as_table(vtab)->spare_cursors.take();
     *static_cast<sqlite3_vtab_cursor*>(c) = sqlite3_vtab_cursor{};
     *out = c;
     return SQLITE_OK;
@@ -1169,15 +1162,10 @@ int table_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
 
 int table_close(sqlite3_vtab_cursor* cur) noexcept {
   return guard_vtab(cur->pVtab, [&] {
-    // Owned here until kept as a spare: SQLite forgets the cursor whatever
-    // this returns, so a failed allocation on the way must not leak it.
-    std::unique_ptr<TableCursor> c(as_cursor(cur));
+    std::unique_ptr<TableCursor> c(as_cursor(cur));  // owned until kept
     TableVtab* t = c->table();
     c->recycle();
-    if (t->spare_cursors.size() < kMaxSpareCursors) {
-      t->spare_cursors.reserve(kMaxSpareCursors);  // push_back below cannot throw
-      t->spare_cursors.push_back(c.release());
-    }
+    t->spare_cursors.give_back(std::move(c));
     return SQLITE_OK;
   });
 }

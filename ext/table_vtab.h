@@ -20,6 +20,7 @@
 #include "ext/index_planner.h"
 #include "ext/keyspace_vtab.h"
 #include "ext/memory_registry.h"
+#include "ext/spare_cursors.h"
 #include "ext/sqlite_api.h"
 #include "ext/sqlite_store.h"
 #include "ext/strict_values.h"
@@ -72,7 +73,8 @@ using ext::sql_value_of;
 struct TableCursor;
 
 struct TableVtab : sqlite3_vtab {
-  TableVtab() : sqlite3_vtab{} {}
+  // Both out of line, where TableCursor is complete (the spares).
+  TableVtab();
   ~TableVtab();
 
   sqlite3* db = nullptr;
@@ -102,7 +104,7 @@ struct TableVtab : sqlite3_vtab {
   // UPDATE can be asking xColumn about unchanged columns.
   bool in_transaction = false;
   TextRead text_read = TextRead::kTerminated;  // for the database's encoding
-  std::vector<TableCursor*> spare_cursors;  // owned
+  SpareCursors<TableCursor> spare_cursors;
 
   size_t ncols() const { return table.columns.size(); }
   const std::string& column_name(int c) const {
