@@ -612,6 +612,14 @@ TEST_P(TableVtabTest, WhatSqliteRefusesVirtualTablesComesThroughAndChangesNothin
   EXPECT_EQ(db_.rows("INSERT INTO implicit VALUES ('b') RETURNING rowid, v"), (Rows{{"-1", "b"}}));
   EXPECT_EQ(db_.value("SELECT last_insert_rowid()"), "2");
   EXPECT_EQ(db_.value("SELECT rowid FROM implicit WHERE v = 'b'"), "2");
+  // SQLite codes RETURNING after the virtual table's write whatever the
+  // write did, so a row that OR IGNORE skipped is listed too; the table
+  // and changes() are as natively.
+  EXPECT_EQ(db_.rows("INSERT OR IGNORE INTO users VALUES (9, 'dup', 'us'), (10, 'jo', 'us') "
+                     "RETURNING user_id, name"),
+            (Rows{{"9", "dup"}, {"10", "jo"}}));
+  EXPECT_EQ(db_.value("SELECT changes()"), "1");
+  EXPECT_EQ(db_.value("SELECT name FROM users WHERE user_id = 9"), "ida");
 }
 
 TEST_P(TableVtabTest, ConflictClauses) {
