@@ -103,6 +103,20 @@ TEST_P(TableVtabTest, KeyLayoutIsTheGuides) {
   EXPECT_EQ(db_.value("SELECT tuple_repr(raw_key) FROM users WHERE user_id = 3"), "('user', 3)");
 }
 
+// As in the WITHOUT ROWID reference, INTEGER PRIMARY KEY is no rowid alias:
+// a NULL or a missing value is a NOT NULL error, never an assigned key.
+TEST_P(TableVtabTest, IntegerPrimaryKeyIsNoRowidAlias) {
+  ASSERT_NO_FATAL_FAILURE(create_with_native("ipk", "id INTEGER PRIMARY KEY, x TEXT", "", "",
+                                             " VALUES (1, 'a')"));
+  for (const char* tmpl : {"INSERT INTO @T VALUES (NULL, 'b')", "INSERT INTO @T(x) VALUES ('c')"}) {
+    const std::string native = db_.error(on(tmpl, "n"));
+    EXPECT_EQ(native, "NOT NULL constraint failed: n.id") << tmpl;
+    EXPECT_EQ(db_.error(on(tmpl, "ipk")), "NOT NULL constraint failed: ipk.id") << tmpl;
+  }
+  expect_as_native("SELECT id, x FROM @T", "ipk");
+  EXPECT_EQ(db_.error("SELECT rowid FROM ipk"), "no such column: rowid");
+}
+
 TEST_P(TableVtabTest, StrictValuesAndMessages) {
   EXPECT_EQ(db_.error("INSERT INTO users VALUES ('x', 'a', 'b')"),
             "cannot store TEXT value in INTEGER column users.user_id");
