@@ -15,6 +15,15 @@
 // table's store, inside the current transaction when there is one. Both are
 // SQLITE_DIRECTONLY: not usable from triggers or views.
 //
+// Both run inside a savepoint. The statement that calls them usually names
+// no table, so it holds no transaction, and each statement the check or
+// rebuild runs would otherwise be a transaction of its own: another
+// connection's commit could fall between the scan of the rows and that of
+// an index (a false report), and an interrupted rebuild would leave the
+// entries it wrote so far committed. When a statement that writes is
+// running, SQLite opens no savepoint; that statement's own transaction
+// then spans the call.
+//
 // Tables register themselves on this connection when SQLite connects them;
 // the function connects a table that was not used yet by preparing a query
 // on it.
@@ -53,6 +62,40 @@ TableVtab* find_table(sqlite3* db, const std::string& schema, const std::string&
   }
   return best;
 }
+
+// SAVEPOINT on construction (when SQLite allows one); release() ends it,
+// and destruction without release() rolls back to it first.
+class CallSavepoint {
+ public:
+  explicit CallSavepoint(sqlite3* db)
+      : db_(db), open_(sqlite3_exec(db, "SAVEPOINT tuplekv_check", nullptr, nullptr, nullptr) == SQLITE_OK) {}
+  ~CallSavepoint() {
+    if (!open_) return;
+    sqlite3_exec(db_, "ROLLBACK TO tuplekv_check", nullptr, nullptr, nullptr);
+    sqlite3_exec(db_, "RELEASE tuplekv_check", nullptr, nullptr, nullptr);
+  }
+  CallSavepoint(const CallSavepoint&) = delete;
+  CallSavepoint& operator=(const CallSavepoint&) = delete;
+
+  // Commits what the call wrote when the savepoint began the transaction;
+  // on failure (another connection's lock) leaves it to the destructor.
+  Status release() {
+    if (!open_) return Status::OK();
+    const int rc = sqlite3_exec(db_, "RELEASE tuplekv_check", nullptr, nullptr, nullptr);
+    if (rc != SQLITE_OK) {
+      // SQLITE_BUSY (a reader of another connection) keeps its code.
+      return Status::Native((rc & 0xff) == SQLITE_BUSY ? StatusCode::kBusy : StatusCode::kIOError,
+                            sqlite3_extended_errcode(db_),
+                            std::string("committing: ") + sqlite3_errmsg(db_));
+    }
+    open_ = false;
+    return Status::OK();
+  }
+
+ private:
+  sqlite3* db_;
+  bool open_;
+};
 
 std::string quoted(const std::string& s) {
   std::string out = "\"";
@@ -108,9 +151,11 @@ void check_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexce
                                                     " is not a tuplekv_table"));
       return;
     }
+    CallSavepoint savepoint(db);
     if (rebuild) {
       uint64_t changed = 0;
-      const Status s = t->rows->rebuild(&changed);
+      Status s = t->rows->rebuild(&changed);
+      if (s.ok()) s = savepoint.release();
       if (!s.ok()) {
         set_result_error(ctx, s.with_context(fn));
         return;
@@ -120,7 +165,10 @@ void check_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexce
       return;
     }
     std::string problem;
-    const Status s = t->rows->check(t->name, &problem);
+    Status s = t->rows->check(t->name, &problem);
+    if (s.ok() || s.code() == StatusCode::kCorruption) {
+      if (const Status r = savepoint.release(); !r.ok()) s = r;
+    }
     if (s.code() == StatusCode::kCorruption) {
       // Bytes the store itself cannot read (a value that is not a BLOB) are
       // damage like any other: the first problem, not a failed check.
