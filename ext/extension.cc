@@ -4,6 +4,8 @@
 #include <sqlite3ext.h>
 SQLITE_EXTENSION_INIT1
 
+#include <mutex>
+
 #include "ext/errors.h"
 #include "ext/registry.h"
 
@@ -53,7 +55,15 @@ extern "C" __attribute__((visibility("default"))) int tuplekv_register(sqlite3* 
 #else
 extern "C" __attribute__((visibility("default"))) int sqlite3_tuplekv_init(
     sqlite3* db, char** pzErrMsg, const sqlite3_api_routines* pApi) {
-  SQLITE_EXTENSION_INIT2(pApi);
+  // Every connection that loads the module hands over the same table.
+  // Storing it once keeps a later load from writing the pointer while
+  // threads using earlier connections read it.
+  static std::once_flag api_stored;
+  try {
+    std::call_once(api_stored, [pApi] { SQLITE_EXTENSION_INIT2(pApi); });
+  } catch (...) {
+    return SQLITE_ERROR;  // the thread library failed; nothing else can be reported
+  }
   return tuplekv::ext::guard_create(
       pzErrMsg, [&] { return tuplekv::ext::register_all(db, pzErrMsg); });
 }
