@@ -63,16 +63,30 @@ TableVtab* find_table(sqlite3* db, const std::string& schema, const std::string&
   return best;
 }
 
-// SAVEPOINT on construction (when SQLite allows one); release() ends it,
-// and destruction without release() rolls back to it first.
+// SAVEPOINT on construction, when SQLite allows one; release() ends it and
+// destruction without release() undoes it. The statements that end it are
+// prepared before it opens, so that ending it allocates nothing that could
+// fail and leave the call's writes half undone. Should the rollback fail
+// all the same, a transaction the savepoint began is rolled back whole.
 class CallSavepoint {
  public:
-  explicit CallSavepoint(sqlite3* db)
-      : db_(db), open_(sqlite3_exec(db, "SAVEPOINT tuplekv_check", nullptr, nullptr, nullptr) == SQLITE_OK) {}
+  explicit CallSavepoint(sqlite3* db) : db_(db), began_transaction_(sqlite3_get_autocommit(db) != 0) {
+    if (prepare("RELEASE tuplekv_check", &release_) &&
+        prepare("ROLLBACK TO tuplekv_check", &rollback_to_) && prepare("ROLLBACK", &rollback_)) {
+      open_ = sqlite3_exec(db, "SAVEPOINT tuplekv_check", nullptr, nullptr, nullptr) == SQLITE_OK;
+    }
+  }
   ~CallSavepoint() {
-    if (!open_) return;
-    sqlite3_exec(db_, "ROLLBACK TO tuplekv_check", nullptr, nullptr, nullptr);
-    sqlite3_exec(db_, "RELEASE tuplekv_check", nullptr, nullptr, nullptr);
+    if (open_) {
+      if (run(rollback_to_) == SQLITE_OK || !began_transaction_) {
+        run(release_);
+      } else {
+        run(rollback_);
+      }
+    }
+    sqlite3_finalize(release_);
+    sqlite3_finalize(rollback_to_);
+    sqlite3_finalize(rollback_);
   }
   CallSavepoint(const CallSavepoint&) = delete;
   CallSavepoint& operator=(const CallSavepoint&) = delete;
@@ -81,7 +95,7 @@ class CallSavepoint {
   // on failure (another connection's lock) leaves it to the destructor.
   Status release() {
     if (!open_) return Status::OK();
-    const int rc = sqlite3_exec(db_, "RELEASE tuplekv_check", nullptr, nullptr, nullptr);
+    const int rc = run(release_);
     if (rc != SQLITE_OK) {
       // SQLITE_BUSY (a reader of another connection) keeps its code.
       return Status::Native((rc & 0xff) == SQLITE_BUSY ? StatusCode::kBusy : StatusCode::kIOError,
@@ -93,8 +107,21 @@ class CallSavepoint {
   }
 
  private:
+  bool prepare(const char* sql, sqlite3_stmt** out) {
+    return sqlite3_prepare_v2(db_, sql, -1, out, nullptr) == SQLITE_OK;
+  }
+  int run(sqlite3_stmt* stmt) {
+    const int rc = sqlite3_step(stmt);
+    sqlite3_reset(stmt);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+  }
+
   sqlite3* db_;
-  bool open_;
+  const bool began_transaction_;
+  bool open_ = false;
+  sqlite3_stmt* release_ = nullptr;
+  sqlite3_stmt* rollback_to_ = nullptr;
+  sqlite3_stmt* rollback_ = nullptr;
 };
 
 std::string quoted(const std::string& s) {
