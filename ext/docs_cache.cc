@@ -3,6 +3,8 @@
 
 #include <utility>
 
+#include "ext/errors.h"
+
 namespace tuplekv::ext {
 namespace {
 
@@ -26,30 +28,11 @@ Result<std::string> quoted_table(const std::string& schema, const std::string& n
   return out;
 }
 
-// A failed SQLite call: the extended code travels as the native code, so
-// BUSY, NOMEM, IOERR, INTERRUPT reach the caller unchanged.
-Status sqlite_failure(sqlite3* db, int rc, const std::string& what) {
-  const int code = (sqlite3_extended_errcode(db) & 0xff) == (rc & 0xff)
-                       ? sqlite3_extended_errcode(db)
-                       : rc;
-  StatusCode kind = StatusCode::kIOError;
-  switch (code & 0xff) {
-    case SQLITE_NOMEM: kind = StatusCode::kNoMemory; break;
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED: kind = StatusCode::kBusy; break;
-    case SQLITE_CORRUPT: kind = StatusCode::kCorruption; break;
-    case SQLITE_TOOBIG: kind = StatusCode::kTooBig; break;
-    case SQLITE_ERROR: kind = StatusCode::kInvalidArgument; break;
-    default: break;
-  }
-  return Status::Native(kind, code, what + ": " + sqlite3_errmsg(db));
-}
-
 Status exec(sqlite3* db, char* sql, const std::string& what) {
   std::string text;
   if (!format(sql, &text)) return Status::NoMemory();
   const int rc = sqlite3_exec(db, text.c_str(), nullptr, nullptr, nullptr);
-  return rc == SQLITE_OK ? Status::OK() : sqlite_failure(db, rc, what);
+  return rc == SQLITE_OK ? Status::OK() : sqlite_error(db, rc, what);
 }
 
 // A zero-length view may have a null data(), which would bind NULL.
@@ -141,7 +124,7 @@ Status SqliteDocCache::table_exists(sqlite3* db, const std::string& schema,
   int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &s, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_finalize(s);
-    return sqlite_failure(db, rc, "cannot read the schema of " + schema);
+    return sqlite_error(db, rc, "cannot read the schema of " + schema);
   }
   rc = sqlite3_bind_text(s, 1, shadow.c_str(), -1, SQLITE_STATIC);
   if (rc == SQLITE_OK) rc = sqlite3_step(s);
@@ -149,7 +132,7 @@ Status SqliteDocCache::table_exists(sqlite3* db, const std::string& schema,
   if (rc == SQLITE_ROW) {
     *exists = true;
   } else if (rc != SQLITE_DONE) {
-    result = sqlite_failure(db, rc, "cannot read the schema of " + schema);
+    result = sqlite_error(db, rc, "cannot read the schema of " + schema);
   }
   sqlite3_finalize(s);
   return result;
@@ -181,7 +164,7 @@ Status SqliteDocCache::prepare_all(const std::string& name,
     if (!format(sqlite3_mprintf(shape.format, t), &sql)) return Status::NoMemory();
     const int rc = sqlite3_prepare_v3(db_, sql.c_str(), -1, kPrepareFlags, shape.stmt, nullptr);
     if (rc != SQLITE_OK) {
-      return sqlite_failure(db_, rc, "cannot prepare a statement on " + st->table);
+      return sqlite_error(db_, rc, "cannot prepare a statement on " + st->table);
     }
   }
   *out = std::move(st);
@@ -213,7 +196,7 @@ Status SqliteDocCache::contains(BytesView doc, bool* found) {
   if (rc == SQLITE_OK) rc = sqlite3_step(s);
   *found = rc == SQLITE_ROW;
   if (rc == SQLITE_ROW || rc == SQLITE_DONE) return Status::OK();
-  return sqlite_failure(db_, rc, "reading " + table_);
+  return sqlite_error(db_, rc, "reading " + table_);
 }
 
 // The statement stays on its row so that *json can point at the text in
@@ -230,7 +213,7 @@ Status SqliteDocCache::get(BytesView doc, std::string_view* json, bool* found) {
   if (rc != SQLITE_ROW) {
     done();
     if (rc == SQLITE_DONE) return Status::OK();
-    return sqlite_failure(db_, rc, "reading " + table_);
+    return sqlite_error(db_, rc, "reading " + table_);
   }
   sqlite3_value* v = sqlite3_column_value(s, 0);
   if (sqlite3_value_type(v) != SQLITE_TEXT) {
@@ -265,7 +248,7 @@ Status SqliteDocCache::put(BytesView doc, std::string_view json) {
   int rc = bind_view(s, 1, doc, false);
   if (rc == SQLITE_OK) rc = bind_view(s, 2, json, true);
   if (rc == SQLITE_OK) rc = sqlite3_step(s);
-  return rc == SQLITE_DONE ? Status::OK() : sqlite_failure(db_, rc, "writing " + table_);
+  return rc == SQLITE_DONE ? Status::OK() : sqlite_error(db_, rc, "writing " + table_);
 }
 
 Status SqliteDocCache::erase(BytesView doc) {
@@ -274,7 +257,7 @@ Status SqliteDocCache::erase(BytesView doc) {
   ResetOnExit reset(s);
   int rc = bind_view(s, 1, doc, false);
   if (rc == SQLITE_OK) rc = sqlite3_step(s);
-  return rc == SQLITE_DONE ? Status::OK() : sqlite_failure(db_, rc, "writing " + table_);
+  return rc == SQLITE_DONE ? Status::OK() : sqlite_error(db_, rc, "writing " + table_);
 }
 
 }  // namespace tuplekv::ext

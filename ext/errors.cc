@@ -1,5 +1,8 @@
 #include "ext/errors.h"
 
+#include <string>
+#include <utility>
+
 namespace tuplekv::ext {
 
 int sqlite_code(const Status& s) {
@@ -41,6 +44,53 @@ int sqlite_code(const Status& s) {
       return SQLITE_INTERNAL;
   }
   return SQLITE_INTERNAL;
+}
+
+namespace {
+
+StatusCode classify(int rc) {
+  switch (rc & 0xff) {
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+      return StatusCode::kBusy;
+    case SQLITE_NOMEM:
+      return StatusCode::kNoMemory;
+    case SQLITE_CORRUPT:
+    case SQLITE_NOTADB:
+      return StatusCode::kCorruption;
+    case SQLITE_TOOBIG:
+      return StatusCode::kTooBig;
+    case SQLITE_CONSTRAINT:
+      return StatusCode::kConstraint;
+    case SQLITE_ERROR:
+    case SQLITE_SCHEMA:
+    case SQLITE_AUTH:
+    case SQLITE_MISMATCH:
+      return StatusCode::kInvalidArgument;
+    case SQLITE_INTERNAL:
+    case SQLITE_MISUSE:
+    case SQLITE_RANGE:
+      return StatusCode::kInternal;
+    default:  // IOERR, FULL, CANTOPEN, READONLY, INTERRUPT, ABORT, PERM, ...
+      return StatusCode::kIOError;
+  }
+}
+
+}  // namespace
+
+Status sqlite_error(sqlite3* db, int rc, const std::string& what) {
+  // With extended result codes off, step/prepare return the primary code;
+  // the connection still knows the extended one.
+  int code = rc;
+  const char* message = sqlite3_errstr(rc);
+  if (db != nullptr && (sqlite3_extended_errcode(db) & 0xff) == (rc & 0xff)) {
+    code = sqlite3_extended_errcode(db);
+    message = sqlite3_errmsg(db);
+  }
+  std::string m = what;
+  m += ": ";
+  m += message;
+  return Status::Native(classify(code), code, std::move(m));
 }
 
 Status with_store_context(const Status& s, std::string_view module, std::string_view table) {

@@ -26,6 +26,12 @@ namespace tuplekv::ext {
 // that code, Internal -> SQLITE_INTERNAL.
 int sqlite_code(const Status& s);
 
+// The Status for a failed SQLite call on `db` that returned `rc`: the code
+// class for core/ (BUSY/LOCKED kBusy, NOMEM kNoMemory, CORRUPT kCorruption,
+// ...), the exact extended code as its native code, so it passes through
+// sqlite_code() unchanged, and "<what>: <SQLite's message>".
+Status sqlite_error(sqlite3* db, int rc, const std::string& what);
+
 // `s` as a virtual table reports it: damaged stored bytes (kCorruption)
 // name the module and the table whose store holds them, as in
 // "tuplekv_kv: corrupt store of t: key x'ff' is outside its subspace";

@@ -149,6 +149,8 @@
 #include <limits>
 #include <utility>
 
+#include "ext/errors.h"
+
 namespace tuplekv::ext {
 namespace {
 
@@ -182,52 +184,6 @@ class Sql {
  private:
   char* text_;
 };
-
-// The Status for a failed SQLite call: the code class for core/, the exact
-// (extended) SQLite code as the native code so it passes through ext/
-// unchanged, and SQLite's message.
-StatusCode classify(int rc) {
-  switch (rc & 0xff) {
-    case SQLITE_BUSY:
-    case SQLITE_LOCKED:
-      return StatusCode::kBusy;
-    case SQLITE_NOMEM:
-      return StatusCode::kNoMemory;
-    case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-      return StatusCode::kCorruption;
-    case SQLITE_TOOBIG:
-      return StatusCode::kTooBig;
-    case SQLITE_CONSTRAINT:
-      return StatusCode::kConstraint;
-    case SQLITE_ERROR:
-    case SQLITE_SCHEMA:
-    case SQLITE_AUTH:
-    case SQLITE_MISMATCH:
-      return StatusCode::kInvalidArgument;
-    case SQLITE_INTERNAL:
-    case SQLITE_MISUSE:
-    case SQLITE_RANGE:
-      return StatusCode::kInternal;
-    default:  // IOERR, FULL, CANTOPEN, READONLY, INTERRUPT, ABORT, PERM, ...
-      return StatusCode::kIOError;
-  }
-}
-
-Status sqlite_error(sqlite3* db, int rc, const std::string& what) {
-  // With extended result codes off, step/prepare return the primary code;
-  // the connection still knows the extended one.
-  int code = rc;
-  const char* message = sqlite3_errstr(rc);
-  if (db != nullptr && (sqlite3_extended_errcode(db) & 0xff) == (rc & 0xff)) {
-    code = sqlite3_extended_errcode(db);
-    message = sqlite3_errmsg(db);
-  }
-  std::string m = what;
-  m += ": ";
-  m += message;
-  return Status::Native(classify(code), code, std::move(m));
-}
 
 const char* type_name(int type) {
   switch (type) {

@@ -96,12 +96,7 @@ class CallSavepoint {
   Status release() {
     if (!open_) return Status::OK();
     const int rc = run(release_);
-    if (rc != SQLITE_OK) {
-      // SQLITE_BUSY (a reader of another connection) keeps its code.
-      return Status::Native((rc & 0xff) == SQLITE_BUSY ? StatusCode::kBusy : StatusCode::kIOError,
-                            sqlite3_extended_errcode(db_),
-                            std::string("committing: ") + sqlite3_errmsg(db_));
-    }
+    if (rc != SQLITE_OK) return sqlite_error(db_, rc, "committing");
     open_ = false;
     return Status::OK();
   }
