@@ -85,6 +85,28 @@ TEST(ErrorsTest, DamagedBytesNameTheirTable) {
   EXPECT_EQ(with_store_context(Status::InvalidArgument("bad"), "tuplekv_kv", "t").message(), "bad");
 }
 
+TEST(ErrorsTest, FailedSqliteCallsKeepTheirCodeAndMessage) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(":memory:", &db), SQLITE_OK);
+  // A failure the connection reports: its extended code and message.
+  ASSERT_NE(sqlite3_exec(db, "SELECT * FROM nowhere", nullptr, nullptr, nullptr), SQLITE_OK);
+  const Status s = sqlite_error(db, SQLITE_ERROR, "reading t");
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s.native_code(), SQLITE_ERROR);
+  EXPECT_EQ(s.message(), "reading t: no such table: nowhere");
+  EXPECT_EQ(sqlite_code(s), SQLITE_ERROR);
+  // A code the connection did not record: SQLite's text for the code.
+  const Status busy = sqlite_error(db, SQLITE_BUSY_SNAPSHOT, "committing");
+  EXPECT_EQ(busy.code(), StatusCode::kBusy);
+  EXPECT_EQ(sqlite_code(busy), SQLITE_BUSY_SNAPSHOT);
+  EXPECT_EQ(busy.message(), std::string("committing: ") + sqlite3_errstr(SQLITE_BUSY_SNAPSHOT));
+  EXPECT_EQ(sqlite_error(db, SQLITE_NOMEM, "x").code(), StatusCode::kNoMemory);
+  EXPECT_EQ(sqlite_error(db, SQLITE_CORRUPT, "x").code(), StatusCode::kCorruption);
+  EXPECT_EQ(sqlite_error(db, SQLITE_CONSTRAINT_UNIQUE, "x").code(), StatusCode::kConstraint);
+  EXPECT_EQ(sqlite_error(db, SQLITE_IOERR_READ, "x").code(), StatusCode::kIOError);
+  sqlite3_close(db);
+}
+
 TEST(ErrorsTest, GuardsTurnExceptionsIntoCodes) {
   sqlite3_vtab vtab{};
   EXPECT_EQ(guard_vtab(&vtab, []() -> int { throw std::bad_alloc(); }), SQLITE_NOMEM);
