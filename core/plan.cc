@@ -37,7 +37,8 @@ bool is_range_op(PlanOp op) {
 }
 
 bool is_exact_op(PlanOp op) {
-  return op == PlanOp::kEq || op == PlanOp::kIn || is_range_op(op) || op == PlanOp::kPrefix;
+  return op == PlanOp::kEq || op == PlanOp::kIn || is_range_op(op) || op == PlanOp::kPrefix ||
+         op == PlanOp::kPrefixIn;
 }
 
 bool is_key_op(PlanOp op) {
@@ -103,6 +104,7 @@ const char* op_text(PlanOp op) {
     case PlanOp::kPrefix:
       return "=";
     case PlanOp::kIn:
+    case PlanOp::kPrefixIn:
       return " IN ";
     case PlanOp::kGt:
       return ">";
@@ -150,7 +152,9 @@ Plan plan_direct(const PlanRequest& req) {
 
   auto usable_on = [&](const PlanConstraint& c, int pos) {
     if (!c.usable || c.column != pos || !is_key_op(c.op)) return false;
-    if (c.op == PlanOp::kPrefix) return !req.columns[pos].prefix_name.empty();
+    if (c.op == PlanOp::kPrefix || c.op == PlanOp::kPrefixIn) {
+      return !req.columns[pos].prefix_name.empty();
+    }
     if (!req.columns[pos].ordered && c.op != PlanOp::kEq && c.op != PlanOp::kIn) return false;
     if (c.op == PlanOp::kLike || c.op == PlanOp::kGlob) {
       return req.columns[pos].patterns && pattern_worth_using(c);
@@ -297,6 +301,7 @@ Plan plan_direct(const PlanRequest& req) {
   if (plan.point) {
     rows = seeks;
   } else if (has_range) {
+    double ranges = 1;  // one per value of an IN on a hidden prefix column
     bool lower = false;
     bool upper = false;
     for (const PlanTerm& t : plan.terms) {
@@ -306,8 +311,13 @@ Plan plan_direct(const PlanRequest& req) {
       if (t.op == PlanOp::kPrefix || t.op == PlanOp::kLike || t.op == PlanOp::kGlob) {
         lower = upper = true;
       }
+      if (t.op == PlanOp::kPrefixIn) {
+        lower = upper = true;
+        ranges = kInListGuess;
+      }
     }
-    rows *= (lower && upper) ? kTwoSidedFactor : kOneSidedFactor;
+    rows *= ((lower && upper) ? kTwoSidedFactor : kOneSidedFactor) * ranges;
+    seeks *= ranges;
   }
   if (any_inexact) rows *= 2;
   rows = std::clamp(rows, 1.0, table_rows);
@@ -423,7 +433,7 @@ std::string describe(const Plan& plan, const std::vector<PlanColumn>& columns) {
     s += first ? " " : " AND ";
     first = false;
     const PlanColumn& col = columns.at(static_cast<size_t>(t.column));
-    append_name(t.op == PlanOp::kPrefix ? col.prefix_name : col.name, &s);
+    append_name(t.op == PlanOp::kPrefix || t.op == PlanOp::kPrefixIn ? col.prefix_name : col.name, &s);
     s += op_text(t.op);
     s += arg;
   }
@@ -556,9 +566,9 @@ class PlanParser {
   }
   int column_of(const std::string& name, PlanOp* op) const {
     for (size_t i = 0; i < columns_.size(); ++i) {
-      if (*op == PlanOp::kEq && !columns_[i].prefix_name.empty() &&
+      if ((*op == PlanOp::kEq || *op == PlanOp::kIn) && !columns_[i].prefix_name.empty() &&
           columns_[i].prefix_name == name) {
-        *op = PlanOp::kPrefix;
+        *op = *op == PlanOp::kEq ? PlanOp::kPrefix : PlanOp::kPrefixIn;
         return static_cast<int>(i);
       }
     }
@@ -759,6 +769,36 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
         }
       }
       if (t.op == PlanOp::kEq) sort_and_merge(&term_intervals_);
+      intersect(intervals_, term_intervals_, &tmp_intervals_);
+      intervals_.swap(tmp_intervals_);
+      continue;
+    }
+    if (t.op == PlanOp::kPrefixIn) {
+      // The union of the values' ranges. Two prefix ranges are nested or
+      // apart, so after sorting, a range starting inside the last one kept
+      // lies wholly inside it.
+      term_intervals_.clear();
+      for (size_t k = 0; k < a.count; ++k) {
+        const FilterValue& v = a.values[k];
+        if (v.kind != FilterValue::Kind::kBytes) continue;  // NULL matches nothing
+        Interval& iv = term_intervals_.add();
+        iv.lo.assign(v.bytes);
+        iv.hi.clear();
+        iv.hi_inf = !strinc_into(v.bytes, &iv.hi);
+      }
+      std::sort(term_intervals_.begin(), term_intervals_.end(),
+                [](const Interval& x, const Interval& y) { return compare_bytes(x.lo, y.lo) < 0; });
+      size_t kept = 0;
+      for (size_t k = 0; k < term_intervals_.size(); ++k) {
+        Interval& iv = term_intervals_[k];
+        if (kept > 0) {
+          const Interval& last = term_intervals_[kept - 1];
+          if (last.hi_inf || compare_bytes(iv.lo, last.hi) < 0) continue;
+        }
+        if (kept != k) std::swap(term_intervals_[kept], iv);
+        ++kept;
+      }
+      term_intervals_.truncate(kept);
       intersect(intervals_, term_intervals_, &tmp_intervals_);
       intervals_.swap(tmp_intervals_);
       continue;

@@ -79,6 +79,8 @@ enum class PlanOp : uint8_t {
   kLt,
   kLe,
   kPrefix,  // the position's encoded bytes start with the value (a hidden column)
+  kPrefixIn,  // ... with one of the values (IN on the hidden column), all in one
+              // xFilter call: a key under two of them is still read once
   kLike,    // LIKE pattern, SQLite's built-in semantics (ASCII case-insensitive)
   kGlob,    // GLOB pattern
   kIsNull,  // IS NULL: a key position is never NULL, so nothing matches

@@ -22,6 +22,8 @@ int best_index(const IndexShape& shape, sqlite3_index_info* info, int idx_num) {
   std::vector<int> source;  // req.constraints[k] is aConstraint[source[k]]
   std::vector<bool> prefix_usable(shape.columns.size(), false);
   std::vector<bool> eq_usable(shape.columns.size(), false);
+  std::vector<bool> prefix_waiting(shape.columns.size(), false);  // only unusable = so far
+  std::vector<bool> prefix_constant(shape.columns.size(), false);  // a usable = (not IN)
 
   for (int i = 0; i < info->nConstraint; ++i) {
     const auto& in = info->aConstraint[i];
@@ -42,8 +44,11 @@ int best_index(const IndexShape& shape, sqlite3_index_info* info, int idx_num) {
           if (c.usable) eq_usable[static_cast<size_t>(pos)] = true;
         } else if (prefix_pos >= 0 && in.op == SQLITE_INDEX_CONSTRAINT_EQ) {
           c.column = prefix_pos;
-          c.op = PlanOp::kPrefix;
-          if (c.usable) prefix_usable[static_cast<size_t>(prefix_pos)] = true;
+          // An IN list is taken whole: SQLite would call xFilter once per
+          // value and return a key under two of them twice.
+          c.op = sqlite3_vtab_in(info, i, -1) ? PlanOp::kPrefixIn : PlanOp::kPrefix;
+          (c.usable ? prefix_usable : prefix_waiting)[static_cast<size_t>(prefix_pos)] = true;
+          if (c.usable && c.op == PlanOp::kPrefix) prefix_constant[static_cast<size_t>(prefix_pos)] = true;
         }
         break;
       case SQLITE_INDEX_CONSTRAINT_GT:
@@ -109,6 +114,14 @@ int best_index(const IndexShape& shape, sqlite3_index_info* info, int idx_num) {
     source.push_back(i);
   }
 
+  // A prefix column has a value only when its `=` chooses the scan, so a
+  // plan that leaves `t.prefix = u.p` to SQLite (scanning t before u) would
+  // compare a value that does not exist: refuse it, and SQLite puts t
+  // where the term can be used.
+  for (size_t pos = 0; pos < prefix_waiting.size(); ++pos) {
+    if (prefix_waiting[pos] && !prefix_usable[pos]) return SQLITE_CONSTRAINT;
+  }
+
   // ORDER BY. A hidden prefix column is constant within one xFilter call
   // when the plan uses its `=` (its position is reached: every position
   // before it has an equality), so sorting by it is free.
@@ -121,7 +134,7 @@ int best_index(const IndexShape& shape, sqlite3_index_info* info, int idx_num) {
       req.order_by.push_back(PlanOrder{pos, desc});
       continue;
     }
-    if (prefix_pos >= 0 && prefix_usable[static_cast<size_t>(prefix_pos)]) {
+    if (prefix_pos >= 0 && prefix_constant[static_cast<size_t>(prefix_pos)]) {
       bool reached = true;
       for (int q = 0; q < prefix_pos; ++q) reached = reached && eq_usable[static_cast<size_t>(q)];
       if (reached) continue;
@@ -135,7 +148,9 @@ int best_index(const IndexShape& shape, sqlite3_index_info* info, int idx_num) {
     const int i = source[static_cast<size_t>(plan.terms[k].constraint)];
     info->aConstraintUsage[i].argvIndex = static_cast<int>(k) + 1;
     info->aConstraintUsage[i].omit = plan.terms[k].omit ? 1 : 0;
-    if (plan.terms[k].op == PlanOp::kIn) sqlite3_vtab_in(info, i, 1);
+    if (plan.terms[k].op == PlanOp::kIn || plan.terms[k].op == PlanOp::kPrefixIn) {
+      sqlite3_vtab_in(info, i, 1);
+    }
   }
   info->orderByConsumed = plan.order_consumed ? 1 : 0;
   if (plan.unique) info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
@@ -166,7 +181,8 @@ Status read_filter_args(const Plan& plan, int argc, sqlite3_value** argv,
       case PlanOp::kOffset:
         a.number = sqlite3_value_int64(v);
         break;
-      case PlanOp::kIn: {
+      case PlanOp::kIn:
+      case PlanOp::kPrefixIn: {
         sqlite3_value* x = nullptr;
         int rc = sqlite3_vtab_in_first(v, &x);
         while (rc == SQLITE_OK && x != nullptr) {

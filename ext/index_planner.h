@@ -21,8 +21,9 @@
 //   IS NOT NULL    ignored: always true for a key, harmless after LIMIT
 //   anything else  kOther (SQLite evaluates it; it blocks LIMIT pushdown)
 // For a column that sets a byte prefix of a position (tuplekv_kv's hidden
-// `prefix`): = becomes kPrefix; IN on it is left to SQLite's one value per
-// xFilter call. LIMIT and OFFSET become kLimit/kOffset.
+// `prefix`): = becomes kPrefix, and an IN list kPrefixIn, taken whole
+// (per value, SQLite would return a key under two of the prefixes twice).
+// LIMIT and OFFSET become kLimit/kOffset.
 //
 // argv order in xFilter is the plan's term order; read_filter_args() reads
 // argv back into FilterArgs through a model-specific FilterValueReader
@@ -62,8 +63,11 @@ struct IndexShape {
   double table_rows = 1e6;  // estimate for costs
 };
 
-// xBestIndex. Returns SQLITE_OK, or SQLITE_NOMEM. `idx_num` goes to
-// info->idxNum unchanged (module-defined flags).
+// xBestIndex. Returns SQLITE_OK; SQLITE_CONSTRAINT for a combination of
+// usable constraints that has a hidden prefix column's `=` but cannot use
+// it (the column has no value without it, so SQLite must choose another
+// join order); or SQLITE_NOMEM. `idx_num` goes to info->idxNum unchanged
+// (module-defined flags).
 int best_index(const IndexShape& shape, sqlite3_index_info* info, int idx_num);
 
 // Whether range constraint `op` may be a row-value comparison SQLite

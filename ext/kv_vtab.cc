@@ -46,9 +46,12 @@
 //   prefix BLOB HIDDEN  `WHERE prefix = p` scans exactly the keys that start
 //                       with p: [p, strinc(p)), e.g. p = tuple_pack('CA')
 //                       for every key under the tuple ('CA',). Reads as the
-//                       p of the query (NULL when unconstrained); IN (...)
-//                       works one value at a time; other operators on it
-//                       compare against that reading. p must be a BLOB.
+//                       p of the query; IN (...) works one value at a time.
+//                       Read where no `prefix =` chose the scan (inside an
+//                       OR that SQLite cannot split into scans, with another
+//                       operator, or in the select list alone), it is an
+//                       error rather than a value that would filter wrongly.
+//                       p must be a BLOB.
 //
 // WRITES. INSERT, UPDATE (key and/or value) and DELETE. Keys and values
 // must be BLOBs: NULL is "NOT NULL constraint failed: t.key" (or t.value;
@@ -119,6 +122,7 @@ class KvValueReader final : public FilterValueReader {
     const int type = sqlite3_value_type(v);
     switch (term.op) {
       case PlanOp::kPrefix:
+      case PlanOp::kPrefixIn:
         if (type == SQLITE_NULL) {
           out->kind = FilterValue::Kind::kNull;
         } else if (type == SQLITE_BLOB) {
@@ -317,6 +321,7 @@ struct KvCursor : sqlite3_vtab_cursor {
   Bytes value_buf_;
   Bytes prefix_arg_;
   bool has_prefix_arg_ = false;
+  const FilterArg* prefix_in_ = nullptr;  // into args_, when the plan has prefix IN
   bool check_prefix_ = false;  // the current range has no end bound
   Status error_;
 };
@@ -346,11 +351,13 @@ Status KvCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_valu
   TUPLEKV_RETURN_IF_ERROR(
       builder_.build(*plan_, t->shape.columns, t->prefix, args_.data(), plan_->terms.size(), &spec_));
   has_prefix_arg_ = false;
+  prefix_in_ = nullptr;
   for (size_t k = 0; k < plan_->terms.size(); ++k) {
     if (plan_->terms[k].op == PlanOp::kPrefix && args_[k].values[0].kind == FilterValue::Kind::kBytes) {
       prefix_arg_.assign(args_[k].values[0].bytes);
       has_prefix_arg_ = true;
     }
+    if (plan_->terms[k].op == PlanOp::kPrefixIn) prefix_in_ = &args_[k];
   }
   // The SQLite store holds only this table's keys, so a range reaching the
   // end of the subspace can be scanned without an end bound, which spares
@@ -484,13 +491,39 @@ int KvCursor::other_column(sqlite3_context* ctx, int i) {
       result_blob(ctx, value_buf_);
       return SQLITE_OK;
     }
-    case kPrefixColumn:
+    case kPrefixColumn: {
       if (has_prefix_arg_) {
         result_blob(ctx, prefix_arg_);
-      } else {
-        sqlite3_result_null(ctx);
+        return SQLITE_OK;
       }
-      return SQLITE_OK;
+      if (prefix_in_ != nullptr) {
+        // The row is under one or more of the list's values: the longest
+        // (the most specific) is its reading.
+        const BytesView key = current_key().substr(std::min(prefix_.size(), current_key().size()));
+        const FilterValue* best = nullptr;
+        for (size_t k = 0; k < prefix_in_->count; ++k) {
+          const FilterValue& v = prefix_in_->values[k];
+          if (v.kind != FilterValue::Kind::kBytes || !key.starts_with(BytesView(v.bytes))) continue;
+          if (best == nullptr || v.bytes.size() > best->bytes.size()) best = &v;
+        }
+        if (best != nullptr) {
+          result_blob(ctx, best->bytes);
+          return SQLITE_OK;
+        }
+      }
+      if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;  // an UPDATE passing it through
+      // No row has one prefix, so a reading here would make SQLite test the
+      // condition against a made-up value: with NULL, `prefix = p OR value
+      // = v` (a full scan when the OR cannot be split) silently lost every
+      // row under p, and a DELETE with it deleted too little.
+      const Status s = Status::InvalidArgument(
+          "tuplekv_kv: " + table()->name +
+          ".prefix has a value only where `prefix = <blob>` chose the scan: use it as a "
+          "condition ANDed with the rest of the WHERE clause, not inside an OR or with "
+          "another operator");
+      set_result_error(ctx, s);
+      return sqlite_code(s);
+    }
     default: {
       const Status s = Status::Internal("tuplekv internal error: column " + std::to_string(i));
       set_result_error(ctx, s);

@@ -145,6 +145,8 @@ INSTANTIATE_TEST_SUITE_P(
                  false},
         PlanCase{"prefix_and_range", kv_columns(), {con(PlanOp::kPrefix), con(PlanOp::kGe)}, {},
                  "range prefix=?1 AND key>=?2", "11", false, false},
+        PlanCase{"prefix_in", kv_columns(), {con(PlanOp::kPrefixIn)}, {}, "range prefix IN ?1", "1",
+                 false, false},
         PlanCase{"like_param", kv_columns(), {con(PlanOp::kLike)}, {}, "range key LIKE ?1", "0",
                  false, false},
         PlanCase{"like_literal", kv_columns(), {pattern(PlanOp::kLike, "ab%")}, {},
@@ -308,6 +310,8 @@ TEST(PlanTest, CostsRankPointInPrefixRangeFull) {
   EXPECT_EQ(prefix, between);
   EXPECT_EQ(prefix, like);
   EXPECT_LT(prefix, one_sided);
+  EXPECT_LT(prefix, cost_of({con(PlanOp::kPrefixIn)}));
+  EXPECT_LT(cost_of({con(PlanOp::kPrefixIn)}), full);
   EXPECT_LT(one_sided, full);
   EXPECT_DOUBLE_EQ(full, 1e6 + kSeekCost);
 }
@@ -495,6 +499,18 @@ INSTANTIATE_TEST_SUITE_P(
                   "[T\\xff,U)"},
         RangeCase{"prefix_empty", {con(PlanOp::kPrefix)}, {}, {arg({bytes("")})}, "[T,U)"},
         RangeCase{"prefix_null", {con(PlanOp::kPrefix)}, {}, {arg({null_value()})}, ""},
+        // A prefix inside another adds nothing; ranges come sorted, NULL
+        // matches nothing, and an all-0xff prefix runs to the end.
+        RangeCase{"prefix_in", {con(PlanOp::kPrefixIn)}, {},
+                  {arg({bytes("b"), bytes("abc"), null_value(), bytes("ab"), bytes("b\x01")})},
+                  "[Tab,Tac) [Tb,Tc)"},
+        RangeCase{"prefix_in_ff", {con(PlanOp::kPrefixIn)}, {},
+                  {arg({bytes("\xff\x01"), bytes("a"), bytes("\xff")})}, "[Ta,Tb) [T\\xff,U)"},
+        RangeCase{"prefix_in_empty", {con(PlanOp::kPrefixIn)}, {}, {arg({bytes("x"), bytes("")})},
+                  "[T,U)"},
+        RangeCase{"prefix_in_nulls", {con(PlanOp::kPrefixIn)}, {}, {arg({null_value()})}, ""},
+        RangeCase{"prefix_in_and_lt", {con(PlanOp::kPrefixIn), con(PlanOp::kLt)}, {},
+                  {arg({bytes("c"), bytes("a")}), arg({bytes("ab")})}, "[Ta,Tab)"},
         RangeCase{"prefix_and_ge", {con(PlanOp::kPrefix), con(PlanOp::kGe)}, {},
                   {arg({bytes("ab")}), arg({bytes("abc")})}, "[Tabc,Tac)"},
         RangeCase{"prefix_and_lt_outside", {con(PlanOp::kPrefix), con(PlanOp::kLt)}, {},

@@ -109,7 +109,20 @@ const Case kCases[] = {
     {"WHERE prefix = x'03' AND key > x'0307'", "WHERE key > x'0307' AND key < x'04'",
      "SCAN t VIRTUAL TABLE INDEX 0:range prefix=?1 AND key>?2", 8, 1},
     {"WHERE prefix IN (x'03', x'0401')", "WHERE substr(key, 1, 1) = x'03' OR key = x'0401'",
-     "SCAN t VIRTUAL TABLE INDEX 0:range prefix=?1", 18, 2},
+     "SCAN t VIRTUAL TABLE INDEX 0:range prefix IN ?1", 18, 2},
+    // Nested prefixes: one range, each key once (value by value, SQLite
+    // would return the keys under x'0307' twice).
+    {"WHERE prefix IN (x'0307', x'03', x'0401', x'030700')",
+     "WHERE substr(key, 1, 1) = x'03' OR key = x'0401'",
+     "SCAN t VIRTUAL TABLE INDEX 0:range prefix IN ?1", 18, 2},
+    // SQLite splits this OR into two scans and drops the second copy of
+    // each key itself.
+    {"WHERE prefix = x'0307' OR prefix = x''", "",
+     "MULTI-INDEX OR | INDEX 1 | SCAN t VIRTUAL TABLE INDEX 0:range prefix=?1 | INDEX 2 | SCAN t "
+     "VIRTUAL TABLE INDEX 0:range prefix=?1",
+     kAll + 1, 2},
+    {"WHERE prefix IN (NULL, x'0401')", "WHERE key = x'0401'",
+     "SCAN t VIRTUAL TABLE INDEX 0:range prefix IN ?1", 1, 1},
     // Non-BLOB comparisons follow SQLite's order: every BLOB is greater.
     {"WHERE key = 'x'", nullptr, "SCAN t VIRTUAL TABLE INDEX 0:point key=?1", 0, 0},
     {"WHERE key = 3", nullptr, "SCAN t VIRTUAL TABLE INDEX 0:point key=?1", 0, 0},
@@ -189,6 +202,11 @@ TEST_P(PlannerTest, OrderByConsumedOrSorted) {
       {"SELECT * FROM t ORDER BY key DESC, value", "SCAN t VIRTUAL TABLE INDEX 0:full reverse"},
       {"SELECT * FROM t WHERE prefix = x'03' ORDER BY prefix, key DESC",
        "SCAN t VIRTUAL TABLE INDEX 0:range prefix=?1 reverse"},
+      {"SELECT key FROM t WHERE prefix IN (x'03', x'01') ORDER BY key DESC",
+       "SCAN t VIRTUAL TABLE INDEX 1:range prefix IN ?1 reverse"},
+      // Under an IN list the prefix differs from row to row: SQLite sorts.
+      {"SELECT * FROM t WHERE prefix IN (x'03', x'01') ORDER BY prefix, key",
+       "SCAN t VIRTUAL TABLE INDEX 0:range prefix IN ?1 | USE TEMP B-TREE FOR ORDER BY"},
       {"SELECT * FROM t ORDER BY value",
        "SCAN t VIRTUAL TABLE INDEX 0:full | USE TEMP B-TREE FOR ORDER BY"},
       {"SELECT * FROM t ORDER BY value, key",
@@ -208,6 +226,9 @@ TEST_P(PlannerTest, OrderByConsumedOrSorted) {
             (Rows{{"03"}, {"02"}, {"01"}}));
   EXPECT_EQ(db.rows("SELECT hex(key) FROM t WHERE prefix = x'03' ORDER BY key DESC LIMIT 3"),
             (Rows{{"030F"}, {"030E"}, {"030D"}}));
+  EXPECT_EQ(db.rows("SELECT hex(key) FROM t WHERE prefix IN (x'03', x'01') ORDER BY key DESC "
+                    "LIMIT 3 OFFSET 16"),
+            (Rows{{"03"}, {"010F"}, {"010E"}}));
 }
 
 TEST_P(PlannerTest, LimitAndOffsetArePushedWhenNothingIsLeftToFilter) {
