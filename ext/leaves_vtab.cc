@@ -18,7 +18,9 @@
 // JSON array), type (null, true, false, integer, real, text, object, array:
 // json_tree's names; object and array only for empty ones), value (the SQL
 // value of the leaf; '{}' or '[]'), raw HIDDEN (the stored key) and prefix
-// HIDDEN.
+// HIDDEN (the `prefix = ?` of the query; reading it where none chose the
+// scan, e.g. inside an OR SQLite cannot split, is an error, not a NULL that
+// would filter out the leaves under that prefix).
 //
 // PLANS. idxNum bit 0: `id = ?` (a prefix scan per encoding SQLite calls
 // equal); bit 1: `path = ?` (the one leaf at that path of each document);
@@ -131,6 +133,7 @@ enum LeavesColumn { kLeafId, kLeafPath, kLeafKey, kLeafType, kLeafValue, kLeafRa
 constexpr int kIdxLeafId = 1;
 constexpr int kIdxLeafPath = 2;    // path = ?: the one leaf at that path
 constexpr int kIdxLeafPrefix = 4;  // prefix = ?: every leaf under that path
+constexpr int kIdxLeafPrefixList = 8;  // ... given as a whole IN list
 
 struct LeavesTable : sqlite3_vtab {
   LeavesTable() : sqlite3_vtab{} {}
@@ -165,7 +168,12 @@ struct LeavesTable : sqlite3_vtab {
                                                ptrs.data(), &options));
     TUPLEKV_RETURN_IF_ERROR(subspace_prefix(module, options.keyspace.subspace, &prefix));
     const int rc = sqlite3_declare_vtab(
-        db, "CREATE TABLE x(id, path, key, type, value, raw HIDDEN, prefix HIDDEN)");
+        db,
+        // Keyed by the stored key, which SQLite reads to drop the second copy
+        // of a row when it splits an OR into scans (a rowid table would ask
+        // for a rowid a leaf does not have).
+        "CREATE TABLE x(id, path, key, type, value, raw HIDDEN, prefix HIDDEN, PRIMARY KEY(raw)) "
+        "WITHOUT ROWID");
     if (rc != SQLITE_OK) {
       return Status::Native(StatusCode::kInternal, rc, module + ": cannot declare the table");
     }
@@ -198,7 +206,8 @@ struct LeavesCursor : sqlite3_vtab_cursor {
     exact_ = false;
     check_prefix_ = false;
     doc_started_.clear();
-    prefix_text_.clear();
+    prefix_texts_.clear();
+    prefix_checks_.clear();
     int arg = 0;
     if ((idx_num & kIdxLeafId) != 0) {
       sqlite3_value* v = argv[arg++];
@@ -213,20 +222,43 @@ struct LeavesCursor : sqlite3_vtab_cursor {
       if ((idx_num & bit) == 0) continue;
       if (arg >= argc) return Status::Internal("tuplekv internal error: missing argument");
       sqlite3_value* v = argv[arg++];
-      if (sqlite3_value_type(v) == SQLITE_NULL) return Status::OK();
-      JsonPath p;
-      const Status s = model::parse_json_path(text_view(v), &p);
-      if (!s.ok()) return s.with_context(kLeavesModule);
-      if (bit == kIdxLeafPrefix) prefix_text_.assign(text_view(v));
-      if (have_path_) {
-        // Both: the leaf at `path` if it lies under `prefix`, i.e. the
-        // longer of the two must extend the other. Keep the path; a
-        // mismatch is filtered per row below.
-        prefix_check_ = p;
+      std::vector<JsonPath> paths;
+      if (bit == kIdxLeafPrefix && (idx_num & kIdxLeafPrefixList) != 0) {
+        // The whole IN list at once: value by value, SQLite would return a
+        // leaf under two of the prefixes twice.
+        sqlite3_value* x = nullptr;
+        int rc = sqlite3_vtab_in_first(v, &x);
+        for (; rc == SQLITE_OK && x != nullptr; rc = sqlite3_vtab_in_next(v, &x)) {
+          if (sqlite3_value_type(x) == SQLITE_NULL) continue;  // matches nothing
+          TUPLEKV_RETURN_IF_ERROR(add_prefix(x, &paths));
+        }
+        if (rc != SQLITE_OK && rc != SQLITE_DONE) {
+          return Status::Native(rc == SQLITE_NOMEM ? StatusCode::kNoMemory : StatusCode::kInternal, rc,
+                                "tuplekv_leaves: cannot read the IN list");
+        }
+        if (paths.empty()) return Status::OK();
+      } else {
+        if (sqlite3_value_type(v) == SQLITE_NULL) return Status::OK();
+        if (bit == kIdxLeafPrefix) {
+          TUPLEKV_RETURN_IF_ERROR(add_prefix(v, &paths));
+        } else {
+          paths.emplace_back();
+          const Status s = model::parse_json_path(text_view(v), &paths.back());
+          if (!s.ok()) return s.with_context(kLeavesModule);
+        }
+      }
+      if (have_path_ || paths.size() > 1) {
+        // A path and a prefix: the leaf at `path` if it lies under
+        // `prefix`. Several prefixes: every leaf of the documents, kept if
+        // it lies under one of them. Filtered per row.
+        for (const JsonPath& p : paths) {
+          Bytes& packed = prefix_checks_.emplace_back();
+          TUPLEKV_RETURN_IF_ERROR(model::pack_path(p, &packed));
+        }
         check_prefix_ = true;
         continue;
       }
-      path_ = p;
+      path_ = paths[0];
       have_path_ = true;
       exact_ = bit == kIdxLeafPath;
     }
@@ -327,10 +359,19 @@ struct LeavesCursor : sqlite3_vtab_cursor {
         result_blob(ctx, cur_->key());
         break;
       case kLeafPrefix:
-        if (prefix_text_.empty()) {
-          sqlite3_result_null(ctx);
+        if (prefix_texts_.size() == 1) {
+          result_text(ctx, prefix_texts_[0]);
+        } else if (!prefix_texts_.empty() && prefix_checks_.size() == prefix_texts_.size() &&
+                   longest_prefix() >= 0) {
+          // Under an IN list: the longest prefix the leaf lies under.
+          result_text(ctx, prefix_texts_[static_cast<size_t>(longest_prefix())]);
         } else {
-          result_text(ctx, prefix_text_);
+          // A leaf lies under many prefixes, so any one reading would make
+          // `prefix = p OR ...` (a full scan) silently miss every leaf under p.
+          s = Status::InvalidArgument(
+              t->name + ".prefix has a value only where `prefix = <path>` chose the scan: use it as a "
+                        "condition ANDed with the rest of the WHERE clause, not inside an OR or with "
+                        "another operator");
         }
         break;
       default:
@@ -402,10 +443,25 @@ struct LeavesCursor : sqlite3_vtab_cursor {
     }
   }
 
-  bool under_prefix() {
-    Bytes p;
-    if (!model::pack_path(prefix_check_, &p).ok()) return false;
-    return node_path_.size() >= p.size() && BytesView(node_path_).substr(0, p.size()) == BytesView(p);
+  // Parses a prefix argument and keeps its text, the column's reading.
+  Status add_prefix(sqlite3_value* v, std::vector<JsonPath>* paths) {
+    const Status s = model::parse_json_path(text_view(v), &paths->emplace_back());
+    if (!s.ok()) return s.with_context(kLeavesModule);
+    prefix_texts_.emplace_back(text_view(v));
+    return Status::OK();
+  }
+
+  bool under_prefix() const { return longest_prefix() >= 0; }
+
+  // Which prefix check the current row lies under (the longest), or -1.
+  int longest_prefix() const {
+    int best = -1;
+    for (size_t k = 0; k < prefix_checks_.size(); ++k) {
+      const BytesView p = prefix_checks_[k];
+      if (!BytesView(node_path_).starts_with(p)) continue;
+      if (best < 0 || p.size() > prefix_checks_[static_cast<size_t>(best)].size()) best = static_cast<int>(k);
+    }
+    return best;
   }
 
   // Moves to the next document and opens the scan of its path.
@@ -470,8 +526,9 @@ struct LeavesCursor : sqlite3_vtab_cursor {
   bool have_path_ = false;
   bool exact_ = false;
   bool check_prefix_ = false;
-  JsonPath path_, prefix_check_;
-  std::string prefix_text_;
+  JsonPath path_;
+  std::vector<Bytes> prefix_checks_;        // packed prefix paths each row is checked against
+  std::vector<std::string> prefix_texts_;  // the prefix arguments as given
   std::vector<Bytes> ids_;
   size_t id_pos_ = 0;
   std::unique_ptr<Cursor> scan_, sub_;
@@ -503,7 +560,23 @@ int leaves_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) noexcept {
     static const int kBits[] = {kIdxLeafId, kIdxLeafPath, kIdxLeafPrefix};
     static const char* const kNames[] = {"id", "path", "prefix"};
     int idx_num = 0;
-    const int rc = plan_equalities(info, kColumns, kBits, kNames, 3, kIdxLeafId, &idx_num);
+    int rc = plan_equalities(info, kColumns, kBits, kNames, 3, kIdxLeafId, &idx_num);
+    for (int i = 0; rc == SQLITE_OK && i < info->nConstraint; ++i) {
+      if (info->aConstraint[i].iColumn == kLeafPrefix && info->aConstraintUsage[i].argvIndex > 0 &&
+          sqlite3_vtab_in(info, i, -1)) {
+        sqlite3_vtab_in(info, i, 1);  // the whole list in one xFilter call
+        idx_num |= kIdxLeafPrefixList;
+        info->idxNum = idx_num;
+      }
+    }
+    // `prefix` has a value only when its = chooses the scan: a join order
+    // that would leave `l.prefix = u.p` for SQLite to compare is refused.
+    if (rc == SQLITE_OK && (idx_num & kIdxLeafPrefix) == 0) {
+      for (int i = 0; i < info->nConstraint; ++i) {
+        const auto& c = info->aConstraint[i];
+        if (c.iColumn == kLeafPrefix && c.op == SQLITE_INDEX_CONSTRAINT_EQ) return SQLITE_CONSTRAINT;
+      }
+    }
     // A path or prefix alone still reads every document: rows, not one.
     if ((idx_num & kIdxLeafId) != 0 && (idx_num & kIdxLeafPath) == 0) info->estimatedRows = 100;
     if ((idx_num & kIdxLeafId) != 0) info->idxFlags &= ~SQLITE_INDEX_SCAN_UNIQUE;

@@ -645,6 +645,28 @@ TEST_P(DocsTest, Leaves) {
   EXPECT_EQ(db.rows("SELECT count(*) FROM leaves WHERE id = 1 AND prefix = '$.l'"), (Rows{{"2"}}));
   EXPECT_EQ(db.rows("SELECT tuple_repr(raw) FROM leaves WHERE id = 2 AND path = '$.region'"),
             (Rows{{"('docs', 2, 'region')"}}));
+  // Several prefixes at once: each leaf once, reading as the longest
+  // prefix it lies under.
+  EXPECT_EQ(db.rows("SELECT id, path, prefix FROM leaves WHERE prefix IN ('$.l', '$.l[1]', NULL, '$.e')"),
+            (Rows{{"1", "$.e", "$.e"}, {"1", "$.l[0]", "$.l"}, {"1", "$.l[1]", "$.l[1]"}, {"2", "$.l", "$.l"}}));
+  EXPECT_EQ(db.rows("SELECT path FROM leaves WHERE id = 1 AND (prefix = '$.l' OR prefix = '$.t')"),
+            (Rows{{"$.l[0]"}, {"$.l[1]"}, {"$.t"}}));
+  // An OR that SQLite splits into scans (the table is keyed by `raw`, so
+  // it can drop the second copy of a leaf without a rowid).
+  EXPECT_EQ(db.rows("SELECT id, path FROM leaves WHERE id = 1 AND prefix = '$.l' OR id = 2 AND prefix = '$' "
+                    "OR path = '$.l[0]'"),
+            (Rows{{"1", "$.l[0]"}, {"1", "$.l[1]"}, {"2", "$.l"}, {"2", "$.region"}}));
+  // `prefix` is no value a leaf has: where no `prefix =` chose the scan,
+  // reading it is an error, not a NULL that would drop the leaves under it.
+  const std::string unknown =
+      "tuplekv_leaves: leaves.prefix has a value only where `prefix = <path>` chose the scan: use it "
+      "as a condition ANDed with the rest of the WHERE clause, not inside an OR or with another operator";
+  EXPECT_EQ(db.error("SELECT path FROM leaves WHERE prefix = '$.l' OR value = 'US'"), unknown);
+  EXPECT_EQ(db.error("SELECT prefix FROM leaves"), unknown);
+  // In a join, SQLite is made to scan the leaves where the term chooses them.
+  ASSERT_TRUE(db.exec("CREATE TABLE u(p TEXT); INSERT INTO u VALUES ('$.l[1]'), ('$.region')"));
+  EXPECT_EQ(db.rows("SELECT u.p, leaves.id FROM u JOIN leaves ON leaves.prefix = u.p ORDER BY 1, 2"),
+            (Rows{{"$.l[1]", "1"}, {"$.region", "1"}, {"$.region", "2"}}));
   EXPECT_EQ(db.error("INSERT INTO leaves(id) VALUES (1)"), "table leaves may not be modified");
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE l2 USING tuplekv_leaves(nope)"),
             "tuplekv_leaves: 'nope' is not a tuplekv_docs table in main");
