@@ -499,6 +499,7 @@ struct DocsCursor : sqlite3_vtab_cursor {
     eof_ = true;
     have_path_ = false;
     path_text_ = "$";
+    path_given_ = false;
     ids_.clear();
     id_pos_ = 0;
     full_ = false;
@@ -519,6 +520,7 @@ struct DocsCursor : sqlite3_vtab_cursor {
       sqlite3_value* v = argv[arg++];
       if (sqlite3_value_type(v) == SQLITE_NULL) return Status::OK();
       path_text_.assign(text_view(v));
+      path_given_ = true;
       TUPLEKV_RETURN_IF_ERROR(model::parse_json_path(path_text_, &path_));
       have_path_ = !path_.steps.empty();
       concrete_.clear();
@@ -576,6 +578,17 @@ struct DocsCursor : sqlite3_vtab_cursor {
       }
       case 2:
         if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
+        if (!path_given_) {
+          // Every path of a document is a row once `path = ?` asks for it,
+          // so reading '$' here would make SQLite test `path = '$.a'`
+          // against the wrong row: inside an OR it cannot split, an UPDATE
+          // or DELETE silently left the subtree alone.
+          s = Status::InvalidArgument(
+              t->name + ".path has a value only where `path = <json path>` chose the scan: use it "
+                        "as a condition ANDed with the rest of the WHERE clause, not inside an OR or "
+                        "with another operator");
+          break;
+        }
         result_text(ctx, path_text_);
         break;
       case 3:
@@ -740,6 +753,7 @@ struct DocsCursor : sqlite3_vtab_cursor {
   bool full_ = false;
   bool have_path_ = false;
   std::string path_text_;
+  bool path_given_ = false;  // a `path = ?` chose this scan
   JsonPath path_;
   Bytes concrete_;
   std::vector<Bytes> ids_;
@@ -784,7 +798,16 @@ int docs_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) noexcept {
     static const int kBits[] = {kIdxId, kIdxPath};
     static const char* const kNames[] = {"id", "path"};
     int idx_num = 0;
-    return plan_equalities(info, kColumns, kBits, kNames, 2, kIdxId, &idx_num);
+    const int rc = plan_equalities(info, kColumns, kBits, kNames, 2, kIdxId, &idx_num);
+    // `path` has a value only where its = chose the scan: a join order
+    // that would leave `d.path = u.p` for SQLite to compare is refused.
+    if (rc == SQLITE_OK && (idx_num & kIdxPath) == 0) {
+      for (int i = 0; i < info->nConstraint; ++i) {
+        const auto& c = info->aConstraint[i];
+        if (c.iColumn == 2 && c.op == SQLITE_INDEX_CONSTRAINT_EQ) return SQLITE_CONSTRAINT;
+      }
+    }
+    return rc;
   });
 }
 

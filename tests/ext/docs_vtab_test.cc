@@ -366,6 +366,34 @@ TEST_P(DocsTest, SubtreeWritesAndReads) {
   EXPECT_EQ(db.value("SELECT json_group_array(doc) FROM docs"), R"([{"all":[]},null])");
 }
 
+// `path = p` asks for the rows at p (a NULL doc where p is absent); no
+// scan can list every path, so where no `path =` chose the scan, reading
+// the column is an error rather than '$', against which SQLite would test
+// the condition (an UPDATE inside such an OR once silently did nothing).
+TEST_P(DocsTest, PathHasAValueOnlyWhereItChoseTheScan) {
+  ASSERT_TRUE(db.exec(R"(INSERT INTO docs(id, doc) VALUES (1, '{"a":{"b":1},"c":2}'), (2, '[1,2]'))"));
+  const Rows before = db.rows("SELECT id, doc FROM docs ORDER BY id");
+  const std::string unknown =
+      "tuplekv_docs: docs.path has a value only where `path = <json path>` chose the scan: use it as a "
+      "condition ANDed with the rest of the WHERE clause, not inside an OR or with another operator";
+  EXPECT_EQ(db.error(R"(UPDATE docs SET doc = '"Z"' WHERE (id = 1 AND path = '$.a') OR doc = '[9]')"),
+            unknown);
+  EXPECT_EQ(db.error("DELETE FROM docs WHERE (id = 1 AND path = '$.c') OR doc = '[9]'"), unknown);
+  EXPECT_EQ(db.error("SELECT id, path FROM docs"), unknown);
+  EXPECT_EQ(db.rows("SELECT id, doc FROM docs ORDER BY id"), before);
+
+  EXPECT_EQ(db.rows("SELECT id, path, doc FROM docs WHERE path = '$.a' ORDER BY id"),
+            (Rows{{"1", "$.a", R"({"b":1})"}, {"2", "$.a", "NULL"}}));
+  // An OR that SQLite splits into one scan per branch works.
+  ASSERT_TRUE(db.exec(R"(UPDATE docs SET doc = '"Z"' WHERE id = 1 AND path = '$.a' OR id = 2 AND path = '$[0]')"));
+  EXPECT_EQ(db.rows("SELECT id, doc FROM docs ORDER BY id"),
+            (Rows{{"1", R"({"a":"Z","c":2})"}, {"2", R"(["Z",2])"}}));
+  // In a join SQLite is made to scan docs by `path = u.p`.
+  ASSERT_TRUE(db.exec("CREATE TABLE u(p TEXT); INSERT INTO u VALUES ('$.c'), ('$[1]')"));
+  EXPECT_EQ(db.rows("SELECT u.p, docs.id, docs.doc FROM u JOIN docs ON docs.path = u.p ORDER BY 1, 2"),
+            (Rows{{"$.c", "1", "2"}, {"$.c", "2", "NULL"}, {"$[1]", "1", "NULL"}, {"$[1]", "2", "2"}}));
+}
+
 TEST_P(DocsTest, BadInputChangesNothing) {
   ASSERT_TRUE(db.exec(R"(INSERT INTO docs(id, doc) VALUES (1, '{"s":"x","a":[1],"o":{}}'))"));
   const std::string before = keys();
