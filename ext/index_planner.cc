@@ -42,11 +42,13 @@ int best_index(const IndexShape& shape, sqlite3_index_info* info, int idx_num) {
           c.op = in.op == SQLITE_INDEX_CONSTRAINT_EQ && sqlite3_vtab_in(info, i, -1) ? PlanOp::kIn
                                                                                      : PlanOp::kEq;
           if (c.usable) eq_usable[static_cast<size_t>(pos)] = true;
-        } else if (prefix_pos >= 0 && in.op == SQLITE_INDEX_CONSTRAINT_EQ) {
+        } else if (prefix_pos >= 0) {
           c.column = prefix_pos;
           // An IN list is taken whole: SQLite would call xFilter once per
-          // value and return a key under two of them twice.
-          c.op = sqlite3_vtab_in(info, i, -1) ? PlanOp::kPrefixIn : PlanOp::kPrefix;
+          // value and return a key under two of them twice. (IS p is = p:
+          // a NULL p matches nothing either way.)
+          c.op = in.op == SQLITE_INDEX_CONSTRAINT_EQ && sqlite3_vtab_in(info, i, -1) ? PlanOp::kPrefixIn
+                                                                                     : PlanOp::kPrefix;
           (c.usable ? prefix_usable : prefix_waiting)[static_cast<size_t>(prefix_pos)] = true;
           if (c.usable && c.op == PlanOp::kPrefix) prefix_constant[static_cast<size_t>(prefix_pos)] = true;
         }

@@ -21,7 +21,7 @@
 //   IS NOT NULL    ignored: always true for a key, harmless after LIMIT
 //   anything else  kOther (SQLite evaluates it; it blocks LIMIT pushdown)
 // For a column that sets a byte prefix of a position (tuplekv_kv's hidden
-// `prefix`): = becomes kPrefix, and an IN list kPrefixIn, taken whole
+// `prefix`): = and IS become kPrefix, and an IN list kPrefixIn, taken whole
 // (per value, SQLite would return a key under two of the prefixes twice).
 // LIMIT and OFFSET become kLimit/kOffset.
 //

@@ -588,6 +588,7 @@ TEST_P(KvTest, PrefixHasAValueOnlyWhereItChoseTheScan) {
   EXPECT_EQ(db.error("SELECT hex(prefix) FROM t"), kPrefixUnknown);
   EXPECT_EQ(snapshot(db), before);
 
+  EXPECT_EQ(db.rows("SELECT hex(key) FROM t WHERE prefix IS tuple_pack('ab')"), (Rows{{"02616200"}}));
   // An OR that SQLite splits into one scan per branch is fine.
   EXPECT_EQ(db.rows("SELECT hex(key) FROM t WHERE prefix = tuple_pack('a') OR key = x'00' ORDER BY key"),
             (Rows{{"00"}, {"0261001501"}, {"0261001502"}}));
