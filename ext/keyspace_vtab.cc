@@ -731,8 +731,14 @@ int PairTable::update(int argc, sqlite3_value** argv) {
     return SQLITE_OK;
   }
 
-  // UPDATE: argv[0] is the old `raw`; unassigned columns arrive unchanged.
+  // UPDATE: argv[0] is the old `raw`, argv[1] the new one (SET raw = ...);
+  // unassigned columns arrive unchanged.
   if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) return SQLITE_OK;
+  if (!sqlite3_value_nochange(argv[1]) &&
+      (sqlite3_value_type(argv[1]) != SQLITE_BLOB || blob_view(argv[1]) != blob_view(argv[0]))) {
+    return fail(Status::InvalidArgument(module + ": raw is the stored key of " + name +
+                                        ", it cannot be written"));
+  }
   {
     BytesView a, b;
     const Status s = m->split_any(blob_view(argv[0]), &a, &b);

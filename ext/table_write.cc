@@ -400,6 +400,14 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
                                           ", it cannot be written"));
     }
   } else {
+    // argv[1] is the new primary key: raw_key itself for a declared key
+    // (the rowid, which may move, for an implicit one).
+    if (!s.implicit_key() && !sqlite3_value_nochange(argv[1]) &&
+        (sqlite3_value_type(argv[1]) != SQLITE_BLOB || blob_view(argv[1]) != blob_view(argv[0]))) {
+      return fail(Status::InvalidArgument(std::string(kModule) + ": " + t.raw_name +
+                                          " is the stored key of " + t.name +
+                                          ", it cannot be written"));
+    }
     Status st = old_key_of(argv[0], &w.old_key_elements, &ok);
     if (!ok) return st.ok() ? SQLITE_OK : fail(st);
     // The row may be gone: an earlier row of this statement replaced it.

@@ -120,6 +120,11 @@ TEST_P(CellsTest, UpdateMovesCellsAndChecksConflicts) {
   ASSERT_TRUE(db.exec("UPDATE OR REPLACE t SET row = 2 WHERE row = 1"));
   EXPECT_EQ(db.rows("SELECT quote(row), col, value FROM t ORDER BY row, col"),
             (Rows{{"2", "a", "11"}, {"3", "b", "21"}}));
+  // The stored key is read-only (an UPDATE of it was once ignored).
+  EXPECT_EQ(db.error("UPDATE t SET raw = x'00', value = 0"),
+            "tuplekv_cells: raw is the stored key of t, it cannot be written");
+  EXPECT_EQ(db.rows("SELECT quote(row), col, value FROM t ORDER BY row, col"),
+            (Rows{{"2", "a", "11"}, {"3", "b", "21"}}));
 }
 
 TEST_P(CellsTest, RowAndColumnReadsArePrefixScans) {

@@ -114,6 +114,10 @@ TEST_P(MultimapTest, DuplicatesFollowTheConflictClause) {
   EXPECT_EQ(db.rows("SELECT student, quote(class) FROM t ORDER BY student, class"),
             (Rows{{"alice", "2.0"}, {"alice", "'math'"}, {"bob", "'math'"}}));
   EXPECT_EQ(db.error("INSERT INTO t VALUES (NULL, 'x')"), "NOT NULL constraint failed: t.student");
+  // The stored key is read-only (an UPDATE of it was once ignored).
+  EXPECT_EQ(db.error("UPDATE t SET raw = x'00' WHERE student = 'bob'"),
+            "tuplekv_multimap: raw is the stored key of t, it cannot be written");
+  EXPECT_EQ(db.value("SELECT count(*) FROM t WHERE student = 'bob'"), "1");
 }
 
 TEST_P(MultimapTest, ValuesOfAKeyAreOnePrefixScanAndCountReadsKeysOnly) {
