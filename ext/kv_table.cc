@@ -246,8 +246,13 @@ int KvTable::update(int argc, sqlite3_value** argv) {
   }
 
   // UPDATE. Columns the statement does not assign arrive "unchanged"
-  // (xColumn skipped them under sqlite3_vtab_nochange); `prefix` is ignored.
+  // (xColumn skipped them under sqlite3_vtab_nochange); `prefix` always
+  // does unless SET names it, which stores nothing and is refused.
   if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) return SQLITE_OK;
+  if (!sqlite3_value_nochange(argv[4])) {
+    return fail(Status::InvalidArgument(
+        "tuplekv_kv: prefix is a query parameter of " + name + ", not a stored column"));
+  }
   const bool key_given = !sqlite3_value_nochange(new_key);
   const bool value_given = !sqlite3_value_nochange(new_value);
   if (key_given && !check_blob(new_key, "key", on_conflict, &rc)) return rc;

@@ -60,7 +60,7 @@
 // message, SQLITE_CONSTRAINT_DATATYPE; under OR IGNORE it is reported as
 // SQLITE_MISMATCH, because SQLite would silently skip a constraint code
 // there and a wrongly typed key is an error, as in a STRICT table). Writing
-// `prefix` in an INSERT is an error; an UPDATE ignores it. TEXT is not
+// `prefix` in an INSERT or an UPDATE's SET is an error. TEXT is not
 // converted: SQLite never finds a BLOB key with a TEXT value (key = 'a' is
 // false for every BLOB), so accepting TEXT would store rows that the
 // natural query cannot find. Use CAST(x AS BLOB) or tuple_pack(x) (note
@@ -492,6 +492,7 @@ int KvCursor::other_column(sqlite3_context* ctx, int i) {
       return SQLITE_OK;
     }
     case kPrefixColumn: {
+      if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;  // an UPDATE that does not set it
       if (has_prefix_arg_) {
         result_blob(ctx, prefix_arg_);
         return SQLITE_OK;
@@ -511,7 +512,6 @@ int KvCursor::other_column(sqlite3_context* ctx, int i) {
           return SQLITE_OK;
         }
       }
-      if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;  // an UPDATE passing it through
       // No row has one prefix, so a reading here would make SQLite test the
       // condition against a made-up value: with NULL, `prefix = p OR value
       // = v` (a full scan when the OR cannot be split) silently lost every

@@ -510,6 +510,8 @@ TEST_P(KvTest, BadWritesLeaveDataUnchanged) {
        SQLITE_CONSTRAINT_DATATYPE},
       {"INSERT INTO t(key, value, prefix) VALUES (x'03', x'00', x'00')",
        "tuplekv_kv: prefix is a query parameter of t, not a stored column", SQLITE_ERROR},
+      {"UPDATE t SET prefix = x'05', value = x'00' WHERE key = x'01'",
+       "tuplekv_kv: prefix is a query parameter of t, not a stored column", SQLITE_ERROR},
       {"INSERT INTO t VALUES (x'03', x'00'), (x'04', 'x')",
        "cannot store TEXT value in BLOB column t.value", SQLITE_CONSTRAINT_DATATYPE},
       {"UPDATE t SET key = NULL WHERE key = x'01'", "NOT NULL constraint failed: t.key",
