@@ -318,6 +318,14 @@ std::string repr_packed(BytesView packed);
 // True when `s` is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
 bool is_valid_utf8(std::string_view s);
 
+// `s` as an error message quotes it: between two `quote`s, at most
+// `max_bytes` of it (cut on a character boundary, "..." marking the cut),
+// every byte that is not part of well-formed UTF-8 and every control
+// character written as \xNN. The result is valid UTF-8 on one line
+// whatever `s` holds, so a message never passes bad input on to a caller
+// that decodes it.
+std::string quote_for_message(std::string_view s, char quote = '\'', size_t max_bytes = 40);
+
 }  // namespace tuplekv
 
 #endif  // TUPLEKV_CORE_TUPLE_H_

@@ -248,22 +248,8 @@ std::string describe(simdjson::error_code e) {
   return describe_json_error(e);
 }
 
-// Input quoted in a message: at most 40 bytes of it (cut on a UTF-8
-// character boundary), so a huge token does not make a huge message.
-std::string quoted(std::string_view s, char quote = '\'') {
-  constexpr size_t kMax = 40;
-  std::string out(1, quote);
-  if (s.size() <= kMax) {
-    out.append(s);
-  } else {
-    size_t n = kMax;
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-    out.append(s.substr(0, n));
-    out.append("...");
-  }
-  out.push_back(quote);
-  return out;
-}
+// Input quoted in a message: 40 bytes at most, bad bytes escaped.
+std::string quoted(std::string_view s, char quote = '\'') { return quote_for_message(s, quote); }
 
 // Where the bracket structure of `s` breaks, for the errors simdjson reports
 // without a useful position (it indexes the whole document before handing

@@ -60,4 +60,37 @@ bool is_valid_utf8(std::string_view s) {
          s.size();
 }
 
+std::string quote_for_message(std::string_view s, char quote, size_t max_bytes) {
+  static const char kHex[] = "0123456789abcdef";
+  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+  std::string out(1, quote);
+  auto escape = [&](uint8_t b) {
+    out += "\\x";
+    out.push_back(kHex[b >> 4]);
+    out.push_back(kHex[b & 15]);
+  };
+  size_t i = 0;
+  while (i < s.size()) {
+    const uint8_t b = p[i];
+    const size_t len = b < 0x80 ? 1 : b < 0xE0 ? 2 : b < 0xF0 ? 3 : 4;
+    const bool valid = b >= 0x80 && i + len <= s.size() && internal::utf8_error_offset(p + i, len) == len;
+    if (i + (valid ? len : 1) > max_bytes) {
+      out += "...";
+      break;
+    }
+    if (valid) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else if (b < 0x20 || b >= 0x7F) {
+      escape(b);
+      ++i;
+    } else {
+      out.push_back(static_cast<char>(b));
+      ++i;
+    }
+  }
+  out.push_back(quote);
+  return out;
+}
+
 }  // namespace tuplekv

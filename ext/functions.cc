@@ -103,22 +103,8 @@ Status error(std::string_view fn, std::string_view what) {
   return Status::InvalidArgument(std::move(msg));
 }
 
-// Input quoted in a message, cut to 40 bytes on a UTF-8 boundary so a huge
-// argument does not make a huge message.
-std::string quoted(std::string_view s) {
-  constexpr size_t kMax = 40;
-  std::string out = "'";
-  if (s.size() <= kMax) {
-    out.append(s);
-  } else {
-    size_t n = kMax;
-    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
-    out.append(s.substr(0, n));
-    out.append("...");
-  }
-  out.push_back('\'');
-  return out;
-}
+// Input quoted in a message: 40 bytes at most, bad bytes escaped.
+std::string quoted(std::string_view s) { return quote_for_message(s); }
 
 // "<fn>: argument must be <what>, got <storage class of v>".
 Status type_error(std::string_view fn, std::string_view what, sqlite3_value* v) {

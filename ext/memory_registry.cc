@@ -4,6 +4,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/tuple.h"
 #include "ext/errors.h"
 
 namespace tuplekv::ext {
@@ -59,9 +60,9 @@ void stats_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexce
     ref->registry->sweep();
     std::shared_ptr<ScanStats> s = ref->registry->find_stats(name);
     if (s == nullptr) {
-      set_result_error(ctx, Status::InvalidArgument("tuplekv_stats: no tuplekv table '" +
-                                                    std::string(name) +
-                                                    "' is open on this connection"));
+      set_result_error(ctx, Status::InvalidArgument("tuplekv_stats: no tuplekv table " +
+                                                    quote_for_message(name, '\'', 200) +
+                                                    " is open on this connection"));
       return;
     }
     char* json = sqlite3_mprintf(

@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "core/tuple.h"
 #include "ext/errors.h"
 #include "ext/table_vtab.h"
 #include "ext/values.h"
@@ -119,6 +120,13 @@ class CallSavepoint {
   sqlite3_stmt* rollback_ = nullptr;
 };
 
+// A table name as a message shows it: as written when it is plain text,
+// escaped (and quoted) when it holds bytes that are not UTF-8 or controls.
+std::string message_text(const std::string& s) {
+  const std::string q = quote_for_message(s, '\'', 200);
+  return q.size() == s.size() + 2 && q.compare(1, s.size(), s) == 0 ? s : q;
+}
+
 std::string quoted(const std::string& s) {
   std::string out = "\"";
   for (char c : s) {
@@ -163,13 +171,14 @@ void check_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexce
       const int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr);
       sqlite3_finalize(stmt);
       if (rc != SQLITE_OK) {
-        set_result_error(ctx, Status::InvalidArgument(std::string(fn) + ": no such table: " + qualified));
+        set_result_error(ctx, Status::InvalidArgument(std::string(fn) + ": no such table: " +
+                                                      message_text(qualified)));
         return;
       }
       t = find_table(db, schema, name);
     }
     if (t == nullptr) {
-      set_result_error(ctx, Status::InvalidArgument(std::string(fn) + ": " + qualified +
+      set_result_error(ctx, Status::InvalidArgument(std::string(fn) + ": " + message_text(qualified) +
                                                     " is not a tuplekv_table"));
       return;
     }

@@ -213,12 +213,12 @@ bool JsonPath::concrete() const {
 Status parse_json_path(std::string_view text, JsonPath* out) {
   out->steps.clear();
   auto error = [&](size_t at, const std::string& what) {
-    return Status::InvalidArgument("bad JSON path '" + std::string(text.substr(0, 200)) +
-                                   "': " + what + " at byte " + std::to_string(at));
+    return Status::InvalidArgument("bad JSON path " + quote_for_message(text, '\'', 200) + ": " +
+                                   what + " at byte " + std::to_string(at));
   };
   if (text.empty() || text[0] != '$') {
-    return Status::InvalidArgument("bad JSON path '" + std::string(text.substr(0, 200)) +
-                                   "': it must start with '$'");
+    return Status::InvalidArgument("bad JSON path " + quote_for_message(text, '\'', 200) +
+                                   ": it must start with '$'");
   }
   size_t i = 1;
   const size_t n = text.size();

@@ -303,6 +303,9 @@ TEST(DocsPathTest, ParsesSqliteSyntax) {
   }
   EXPECT_EQ(parse_json_path("$.a[x]", &p).message(),
             "bad JSON path '$.a[x]': expected an array index at byte 3");
+  // Quoted with its bad bytes escaped, so the message stays UTF-8.
+  EXPECT_EQ(parse_json_path("$A\xff", &p).message(),
+            "bad JSON path '$A\\xff': expected '.' or '[' at byte 1");
 }
 
 TEST(DocsPathTest, TextOfPackedPaths) {

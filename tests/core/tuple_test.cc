@@ -298,6 +298,23 @@ TEST(TupleValueTest, Utf8Validation) {
   EXPECT_FALSE(is_valid_utf8("\xE2\x82z"));
 }
 
+TEST(TupleValueTest, QuoteForMessageIsAlwaysValidUtf8) {
+  EXPECT_EQ(quote_for_message("abc"), "'abc'");
+  EXPECT_EQ(quote_for_message("", '"'), "\"\"");
+  EXPECT_EQ(quote_for_message("caf\xC3\xA9 \xF0\x9F\x94\xA5"), "'caf\xC3\xA9 \xF0\x9F\x94\xA5'");
+  // Bytes that are not UTF-8, control characters and DEL are escaped.
+  EXPECT_EQ(quote_for_message("A\xFF\x0A\x7F\xED\xA0\xBDz"), "'A\\xff\\x0a\\x7f\\xed\\xa0\\xbdz'");
+  EXPECT_EQ(quote_for_message(std::string_view("a\0b", 3)), "'a\\x00b'");
+  EXPECT_EQ(quote_for_message("\xE2\x82"), "'\\xe2\\x82'");  // truncated character
+  // At most max_bytes of the input, never half a character.
+  EXPECT_EQ(quote_for_message(std::string(50, 'x')), "'" + std::string(40, 'x') + "...'");
+  EXPECT_EQ(quote_for_message("abc\xC3\xA9", '\'', 4), "'abc...'");
+  EXPECT_EQ(quote_for_message("abc\xC3\xA9", '\'', 5), "'abc\xC3\xA9'");
+  for (const std::string s : {std::string("\xC3"), std::string("\xFF\xFE"), std::string(45, '\xE9')}) {
+    EXPECT_TRUE(is_valid_utf8(quote_for_message(s))) << s;
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Decoder errors: every message verbatim, and the reader agrees.
 

@@ -462,6 +462,10 @@ TEST_P(FunctionsTest, Bigint) {
   EXPECT_EQ(error("SELECT tuple_bigint('" + std::string(100, 'x') + "')"),
             "tuple_bigint: text must be decimal digits with an optional sign and no leading "
             "zeros, got '" + std::string(40, 'x') + "...'");
+  // Quoted input never carries bytes that are not UTF-8 into the message.
+  EXPECT_EQ(error("SELECT tuple_bigint(CAST(x'41ff0a42' AS TEXT))"),
+            "tuple_bigint: text must be decimal digits with an optional sign and no leading "
+            "zeros, got 'A\\xff\\x0aB'");
   EXPECT_EQ(error("SELECT tuple_bigint(1.5)"),
             "tuple_bigint: argument must be TEXT (decimal digits) or INTEGER, got REAL");
   EXPECT_EQ(error("SELECT tuple_bigint(tuple_bool(1))"),

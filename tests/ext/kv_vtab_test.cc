@@ -821,6 +821,8 @@ TEST(KvStats, CountsAndResets) {
             "{\"scans\":1,\"ranges\":1,\"rows\":2,\"writes\":0,\"range_clears\":0}");
   EXPECT_EQ(db.error("SELECT tuplekv_stats('nope')"),
             "tuplekv_stats: no tuplekv table 'nope' is open on this connection");
+  EXPECT_EQ(db.error("SELECT tuplekv_stats(CAST(x'41ff' AS TEXT))"),
+            "tuplekv_stats: no tuplekv table 'A\\xff' is open on this connection");
   EXPECT_EQ(db.error("SELECT tuplekv_stats('t', 'zero')"), "tuplekv_stats: argument 2 must be 'reset'");
   EXPECT_EQ(db.error("SELECT tuplekv_stats(1)"), "tuplekv_stats: argument 1 must be a table name");
 }

@@ -1032,6 +1032,8 @@ TEST(TableVtabSchemaTest, RenameDropAndCheck) {
   EXPECT_EQ(db.value("SELECT tuplekv_check('users', 'rebuild')"), "2");
   EXPECT_EQ(db.value("SELECT tuplekv_check('users')"), "ok");
   EXPECT_EQ(db.error("SELECT tuplekv_check('nope')"), "tuplekv_check: no such table: nope");
+  EXPECT_EQ(db.error("SELECT tuplekv_check(CAST(x'41ff' AS TEXT))"),
+            "tuplekv_check: no such table: 'A\\xff'");
   ASSERT_TRUE(db.exec("CREATE TABLE native(x)"));
   EXPECT_EQ(db.error("SELECT tuplekv_check('native')"), "tuplekv_check: native is not a tuplekv_table");
   // A UNIQUE constraint's index follows the table's name.
