@@ -243,8 +243,7 @@ struct LeavesCursor : sqlite3_vtab_cursor {
           TUPLEKV_RETURN_IF_ERROR(add_prefix(v, &paths));
         } else {
           paths.emplace_back();
-          const Status s = model::parse_json_path(text_view(v), &paths.back());
-          if (!s.ok()) return s.with_context(kLeavesModule);
+          TUPLEKV_RETURN_IF_ERROR(model::parse_json_path(text_view(v), &paths.back()));
         }
       }
       if (have_path_ || paths.size() > 1) {
@@ -444,9 +443,9 @@ struct LeavesCursor : sqlite3_vtab_cursor {
   }
 
   // Parses a prefix argument and keeps its text, the column's reading.
+  // (Errors get the module's name where xFilter reports them.)
   Status add_prefix(sqlite3_value* v, std::vector<JsonPath>* paths) {
-    const Status s = model::parse_json_path(text_view(v), &paths->emplace_back());
-    if (!s.ok()) return s.with_context(kLeavesModule);
+    TUPLEKV_RETURN_IF_ERROR(model::parse_json_path(text_view(v), &paths->emplace_back()));
     prefix_texts_.emplace_back(text_view(v));
     return Status::OK();
   }

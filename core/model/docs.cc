@@ -227,10 +227,21 @@ Status parse_json_path(std::string_view text, JsonPath* out) {
     if (text[i] == '.') {
       ++i;
       if (i < n && text[i] == '"') {
-        const size_t close = text.find('"', i + 1);
-        if (close == std::string_view::npos) return error(i, "unterminated quoted member name");
-        step.member.assign(text.substr(i + 1, close - i - 1));
-        i = close + 1;
+        // Up to the next quote, as in SQLite; a doubled quote inside is
+        // one quote of the name (SQLite has no way to write one, and a
+        // quote right after a quoted name was an error, so this changes no
+        // path that parsed before).
+        const size_t open = i;
+        step.member.clear();
+        for (++i;; i += 2) {
+          const size_t close = text.find('"', i);
+          if (close == std::string_view::npos) return error(open, "unterminated quoted member name");
+          step.member.append(text.substr(i, close - i));
+          i = close;
+          if (close + 1 >= n || text[close + 1] != '"') break;
+          step.member.push_back('"');
+        }
+        ++i;
       } else {
         size_t j = i;
         while (j < n && text[j] != '.' && text[j] != '[') ++j;
@@ -301,11 +312,14 @@ void append_member_text(std::string_view name, std::string* out) {
   out->push_back('.');
   if (plain) {
     out->append(name);
-  } else {
-    out->push_back('"');
-    out->append(name);
-    out->push_back('"');
+    return;
   }
+  out->push_back('"');
+  for (const char c : name) {
+    if (c == '"') out->push_back('"');  // doubled: see parse_json_path
+    out->push_back(c);
+  }
+  out->push_back('"');
 }
 
 Status path_text(BytesView packed_path, std::string* out) {

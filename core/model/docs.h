@@ -85,7 +85,9 @@ struct JsonPath {
   bool concrete() const;
 };
 
-// Parses SQLite's JSON path syntax (see the file comment). kInvalidArgument
+// Parses SQLite's JSON path syntax (see the file comment), plus one
+// extension: inside a quoted member name, "" is a quote of the name (which
+// SQLite cannot write at all; before, such a path was an error). kInvalidArgument
 // with a message naming the offending byte, e.g.
 //   "JSON path must start with '$'", "empty member name at byte 2".
 Status parse_json_path(std::string_view text, JsonPath* out);
@@ -100,8 +102,9 @@ Status pack_path(const JsonPath& path, Bytes* out);
 Status path_text(BytesView packed_path, std::string* out);
 
 // Appends `.name` or `."name"` for one member, whichever SQLite reads back
-// as `name`. (A name holding both '"' and '.' or '[' has no spelling in
-// SQLite's syntax; it is written quoted anyway.)
+// as `name`. A name that must be quoted (it is empty, starts with '"', or
+// holds '.' or '[') and holds '"' has no spelling in SQLite's syntax: its
+// quotes are doubled, which parse_json_path() reads back.
 void append_member_text(std::string_view name, std::string* out);
 
 // ---------------------------------------------------------------------------

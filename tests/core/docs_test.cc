@@ -323,6 +323,38 @@ TEST(DocsPathTest, TextOfPackedPaths) {
   EXPECT_EQ(again, packed);
 }
 
+// Every member name has a spelling that reads back as itself, including
+// those SQLite's syntax cannot write (a quote in a name that must be
+// quoted): their quotes are doubled.
+TEST(DocsPathTest, EveryMemberNameRoundTrips) {
+  for (const std::string name : {"a", "b_c", "0", "", "$", "x.y", "[1]", "\"", "\"q\"", "a\"b", "a.\"b",
+                                 "\"\"", "a\\\"b", "x]", "it's", "\xC3\xA9"}) {
+    SCOPED_TRACE(name);
+    JsonPath p;
+    p.steps.emplace_back();
+    p.steps.back().kind = PathStep::Kind::kMember;
+    p.steps.back().member = name;
+    p.steps.emplace_back();
+    p.steps.back().kind = PathStep::Kind::kIndex;
+    p.steps.back().n = 1;
+    Bytes packed;
+    ASSERT_TRUE(pack_path(p, &packed).ok());
+    std::string text;
+    ASSERT_TRUE(path_text(packed, &text).ok());
+    JsonPath back;
+    ASSERT_TRUE(parse_json_path(text, &back).ok()) << text;
+    ASSERT_EQ(back.steps.size(), 2u) << text;
+    EXPECT_EQ(back.steps[0].member, name) << text;
+  }
+  JsonPath p;
+  ASSERT_TRUE(parse_json_path("$.\"\"\"q\"\"\".\"a.\"\"b\"", &p).ok());
+  ASSERT_EQ(p.steps.size(), 2u);
+  EXPECT_EQ(p.steps[0].member, "\"q\"");
+  EXPECT_EQ(p.steps[1].member, "a.\"b");
+  EXPECT_EQ(parse_json_path("$.\"a\"\"", &p).message(),
+            "bad JSON path '$.\"a\"\"': unterminated quoted member name at byte 2");
+}
+
 // ---------------------------------------------------------------------------
 // Explode and reassemble
 

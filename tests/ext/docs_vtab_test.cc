@@ -700,6 +700,20 @@ TEST_P(DocsTest, Leaves) {
             "tuplekv_leaves: 'nope' is not a tuplekv_docs table in main");
 }
 
+// A leaf's path text finds that leaf again, whatever its member names
+// hold; a name with a quote that must be quoted doubles it.
+TEST_P(DocsTest, LeafPathsLeadBackToTheirLeaves) {
+  ASSERT_TRUE(db.exec(R"(INSERT INTO docs(id, doc) VALUES (1, '{"\"q\"":1,"a.\"b":2,"":3,"x y":4,"é":5}'))"));
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE leaves USING tuplekv_leaves(docs)"));
+  EXPECT_EQ(db.rows("SELECT path, value FROM leaves ORDER BY value"),
+            (Rows{{R"($."""q""")", "1"}, {R"($."a.""b")", "2"}, {R"($."")", "3"}, {"$.x y", "4"}, {"$.é", "5"}}));
+  EXPECT_EQ(db.value("SELECT count(*) FROM leaves l WHERE (SELECT doc FROM docs WHERE id = 1 AND path = l.path) "
+                     "= CAST(l.value AS TEXT)"),
+            "5");
+  EXPECT_EQ(db.error("SELECT * FROM leaves WHERE path = '$.\"a'"),
+            "tuplekv_leaves: bad JSON path '$.\"a': unterminated quoted member name at byte 2");
+}
+
 TEST(DocsCacheTest, LeavesNameTheDamagedStore) {
   Db db;
   ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs; CREATE VIRTUAL TABLE l USING tuplekv_leaves(d);"
