@@ -119,7 +119,7 @@ Status split_doc(model::DocsMode mode, BytesView rest, BytesView* doc, BytesView
 }
 
 int plan_equalities(sqlite3_index_info* info, const int* columns, const int* bits,
-                    const char* const* names, int n, int id_bit, int* idx_num) {
+                    const char* const* names, int n, int id_bit, int parameter_bits, int* idx_num) {
   std::string idx_str;
   int argv = 0;
   *idx_num = 0;
@@ -134,6 +134,11 @@ int plan_equalities(sqlite3_index_info* info, const int* columns, const int* bit
       if (!idx_str.empty()) idx_str += ' ';
       idx_str += names[k];
       break;
+    }
+    if ((bits[k] & parameter_bits) == 0 || (*idx_num & bits[k]) != 0) continue;
+    for (int i = 0; i < info->nConstraint; ++i) {
+      const auto& c = info->aConstraint[i];
+      if (c.iColumn == columns[k] && c.op == SQLITE_INDEX_CONSTRAINT_EQ) return SQLITE_CONSTRAINT;
     }
   }
   const bool by_id = (*idx_num & id_bit) != 0;

@@ -71,8 +71,12 @@ std::string_view text_view(sqlite3_value* v);
 // its idxNum bit and idxStr name; the one with `id_bit` is re-checked by
 // SQLite (2 = 2.0), the others are exact. Costs: a document by id < its
 // subtree by id < every document. Sets idxNum, idxStr, the flags and costs.
+// The columns of `parameter_bits` (docs' path, leaves' prefix) have a value
+// only when their = chooses the scan, so a combination that has such an =
+// but cannot use it (`d.path = u.p` before u is read) returns
+// SQLITE_CONSTRAINT, and SQLite picks a join order that can.
 int plan_equalities(sqlite3_index_info* info, const int* columns, const int* bits,
-                    const char* const* names, int n, int id_bit, int* idx_num);
+                    const char* const* names, int n, int id_bit, int parameter_bits, int* idx_num);
 
 int no_rowid(sqlite3_vtab_cursor* cur, sqlite3_int64*) noexcept;
 

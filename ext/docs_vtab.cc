@@ -798,16 +798,7 @@ int docs_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) noexcept {
     static const int kBits[] = {kIdxId, kIdxPath};
     static const char* const kNames[] = {"id", "path"};
     int idx_num = 0;
-    const int rc = plan_equalities(info, kColumns, kBits, kNames, 2, kIdxId, &idx_num);
-    // `path` has a value only where its = chose the scan: a join order
-    // that would leave `d.path = u.p` for SQLite to compare is refused.
-    if (rc == SQLITE_OK && (idx_num & kIdxPath) == 0) {
-      for (int i = 0; i < info->nConstraint; ++i) {
-        const auto& c = info->aConstraint[i];
-        if (c.iColumn == 2 && c.op == SQLITE_INDEX_CONSTRAINT_EQ) return SQLITE_CONSTRAINT;
-      }
-    }
-    return rc;
+    return plan_equalities(info, kColumns, kBits, kNames, 2, kIdxId, kIdxPath, &idx_num);
   });
 }
 

@@ -559,21 +559,13 @@ int leaves_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) noexcept {
     static const int kBits[] = {kIdxLeafId, kIdxLeafPath, kIdxLeafPrefix};
     static const char* const kNames[] = {"id", "path", "prefix"};
     int idx_num = 0;
-    int rc = plan_equalities(info, kColumns, kBits, kNames, 3, kIdxLeafId, &idx_num);
+    const int rc = plan_equalities(info, kColumns, kBits, kNames, 3, kIdxLeafId, kIdxLeafPrefix, &idx_num);
     for (int i = 0; rc == SQLITE_OK && i < info->nConstraint; ++i) {
       if (info->aConstraint[i].iColumn == kLeafPrefix && info->aConstraintUsage[i].argvIndex > 0 &&
           sqlite3_vtab_in(info, i, -1)) {
         sqlite3_vtab_in(info, i, 1);  // the whole list in one xFilter call
         idx_num |= kIdxLeafPrefixList;
         info->idxNum = idx_num;
-      }
-    }
-    // `prefix` has a value only when its = chooses the scan: a join order
-    // that would leave `l.prefix = u.p` for SQLite to compare is refused.
-    if (rc == SQLITE_OK && (idx_num & kIdxLeafPrefix) == 0) {
-      for (int i = 0; i < info->nConstraint; ++i) {
-        const auto& c = info->aConstraint[i];
-        if (c.iColumn == kLeafPrefix && c.op == SQLITE_INDEX_CONSTRAINT_EQ) return SQLITE_CONSTRAINT;
       }
     }
     // A path or prefix alone still reads every document: rows, not one.
