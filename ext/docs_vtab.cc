@@ -579,14 +579,9 @@ struct DocsCursor : sqlite3_vtab_cursor {
       case 2:
         if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
         if (!path_given_) {
-          // Every path of a document is a row once `path = ?` asks for it,
-          // so reading '$' here would make SQLite test `path = '$.a'`
-          // against the wrong row: inside an OR it cannot split, an UPDATE
-          // or DELETE silently left the subtree alone.
-          s = Status::InvalidArgument(
-              t->name + ".path has a value only where `path = <json path>` chose the scan: use it "
-                        "as a condition ANDed with the rest of the WHERE clause, not inside an OR or "
-                        "with another operator");
+          // Every path of a document is a row once `path = ?` asks for it
+          // (reading '$' here once let an UPDATE inside an OR skip the subtree).
+          s = parameter_not_scanned(t->name, "path", "<json path>");
           break;
         }
         result_text(ctx, path_text_);

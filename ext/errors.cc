@@ -98,6 +98,19 @@ Status with_store_context(const Status& s, std::string_view module, std::string_
   return s.with_context(std::string(module) + ": corrupt store of " + std::string(table));
 }
 
+Status parameter_not_scanned(std::string_view table, std::string_view column, std::string_view operand) {
+  std::string m(table);
+  m += '.';
+  m += column;
+  m += " has a value only where `";
+  m += column;
+  m += " = ";
+  m += operand;
+  m += "` chose the scan: use it as a condition ANDed with the rest of the WHERE clause, not "
+       "inside an OR or with another operator";
+  return Status::InvalidArgument(std::move(m));
+}
+
 int set_vtab_error(sqlite3_vtab* vtab, const Status& s) {
   if (vtab != nullptr) {
     sqlite3_free(vtab->zErrMsg);

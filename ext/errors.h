@@ -38,6 +38,14 @@ Status sqlite_error(sqlite3* db, int rc, const std::string& what);
 // other statuses are returned as they are.
 Status with_store_context(const Status& s, std::string_view module, std::string_view table);
 
+// The error for reading a hidden parameter column (tuplekv_kv's prefix,
+// tuplekv_docs' path, tuplekv_leaves' prefix) where no `column = value`
+// chose the scan: any value read there would make SQLite test the
+// condition against a made-up row, e.g. drop every key under p from
+// `prefix = p OR value = v`. "<table>.<column> has a value only where
+// `<column> = <operand>` chose the scan: ...".
+Status parameter_not_scanned(std::string_view table, std::string_view column, std::string_view operand);
+
 // Replaces vtab->zErrMsg with `s`'s message and returns sqlite_code(s).
 int set_vtab_error(sqlite3_vtab* vtab, const Status& s);
 // The same for xCreate/xConnect's *pzErr.

@@ -512,15 +512,9 @@ int KvCursor::other_column(sqlite3_context* ctx, int i) {
           return SQLITE_OK;
         }
       }
-      // No row has one prefix, so a reading here would make SQLite test the
-      // condition against a made-up value: with NULL, `prefix = p OR value
-      // = v` (a full scan when the OR cannot be split) silently lost every
-      // row under p, and a DELETE with it deleted too little.
-      const Status s = Status::InvalidArgument(
-          "tuplekv_kv: " + table()->name +
-          ".prefix has a value only where `prefix = <blob>` chose the scan: use it as a "
-          "condition ANDed with the rest of the WHERE clause, not inside an OR or with "
-          "another operator");
+      // No row has one prefix (a NULL here once made `prefix = p OR value
+      // = v` silently lose every row under p).
+      const Status s = parameter_not_scanned(table()->name, "prefix", "<blob>").with_context("tuplekv_kv");
       set_result_error(ctx, s);
       return sqlite_code(s);
     }

@@ -365,12 +365,8 @@ struct LeavesCursor : sqlite3_vtab_cursor {
           // Under an IN list: the longest prefix the leaf lies under.
           result_text(ctx, prefix_texts_[static_cast<size_t>(longest_prefix())]);
         } else {
-          // A leaf lies under many prefixes, so any one reading would make
-          // `prefix = p OR ...` (a full scan) silently miss every leaf under p.
-          s = Status::InvalidArgument(
-              t->name + ".prefix has a value only where `prefix = <path>` chose the scan: use it as a "
-                        "condition ANDed with the rest of the WHERE clause, not inside an OR or with "
-                        "another operator");
+          // A leaf lies under many prefixes.
+          s = parameter_not_scanned(t->name, "prefix", "<path>");
         }
         break;
       default:
