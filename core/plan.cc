@@ -684,9 +684,13 @@ void RangeBuilder::sort_and_merge(Intervals* v) {
   size_t kept = 0;
   for (size_t k = 0; k < v->size(); ++k) {
     Interval& iv = (*v)[k];
-    if (kept > 0 && compare_bytes(iv.lo, (*v)[kept - 1].hi) <= 0) {
-      Interval& last = (*v)[kept - 1];
-      if (compare_bytes(iv.hi, last.hi) > 0) last.hi.swap(iv.hi);
+    Interval* last = kept > 0 ? &(*v)[kept - 1] : nullptr;
+    if (last != nullptr && (last->hi_inf || compare_bytes(iv.lo, last->hi) <= 0)) {
+      if (iv.hi_inf) {
+        last->hi_inf = true;
+      } else if (!last->hi_inf && compare_bytes(iv.hi, last->hi) > 0) {
+        last->hi.swap(iv.hi);
+      }
       continue;
     }
     if (kept != k) std::swap((*v)[kept], iv);
@@ -774,9 +778,7 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
       continue;
     }
     if (t.op == PlanOp::kPrefixIn) {
-      // The union of the values' ranges. Two prefix ranges are nested or
-      // apart, so after sorting, a range starting inside the last one kept
-      // lies wholly inside it.
+      // The union of the values' ranges (nested ones add nothing).
       term_intervals_.clear();
       for (size_t k = 0; k < a.count; ++k) {
         const FilterValue& v = a.values[k];
@@ -786,19 +788,7 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
         iv.hi.clear();
         iv.hi_inf = !strinc_into(v.bytes, &iv.hi);
       }
-      std::sort(term_intervals_.begin(), term_intervals_.end(),
-                [](const Interval& x, const Interval& y) { return compare_bytes(x.lo, y.lo) < 0; });
-      size_t kept = 0;
-      for (size_t k = 0; k < term_intervals_.size(); ++k) {
-        Interval& iv = term_intervals_[k];
-        if (kept > 0) {
-          const Interval& last = term_intervals_[kept - 1];
-          if (last.hi_inf || compare_bytes(iv.lo, last.hi) < 0) continue;
-        }
-        if (kept != k) std::swap(term_intervals_[kept], iv);
-        ++kept;
-      }
-      term_intervals_.truncate(kept);
+      sort_and_merge(&term_intervals_);
       intersect(intervals_, term_intervals_, &tmp_intervals_);
       intervals_.swap(tmp_intervals_);
       continue;

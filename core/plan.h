@@ -338,7 +338,7 @@ class RangeBuilder {
   Status position_constraints(const Plan& plan, const std::vector<PlanColumn>& columns,
                               const FilterArg* args, int pos);
   static void intersect(const Intervals& a, const Intervals& b, Intervals* out);
-  // Sorts finite intervals by their start and joins those that overlap.
+  // Sorts intervals by their start and joins those that overlap or touch.
   static void sort_and_merge(Intervals* v);
 
   // Per position being evaluated.
