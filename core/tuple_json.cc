@@ -248,8 +248,6 @@ std::string describe(simdjson::error_code e) {
   return describe_json_error(e);
 }
 
-// Input quoted in a message: 40 bytes at most, bad bytes escaped.
-std::string quoted(std::string_view s, char quote = '\'') { return quote_for_message(s, quote); }
 
 // Where the bracket structure of `s` breaks, for the errors simdjson reports
 // without a useful position (it indexes the whole document before handing
@@ -495,7 +493,7 @@ class Reader {
     const std::string_view t = number_token(v);
     bool is_integer = false;
     if (!json_number_grammar(t, &is_integer)) {
-      return element_error(path, at, "invalid number " + quoted(t));
+      return element_error(path, at, "invalid number " + quote_for_message(t));
     }
     if (is_integer) {
       int64_t i = 0;
@@ -515,7 +513,7 @@ class Reader {
     double d = 0;
     const auto r = std::from_chars(t.data(), t.data() + t.size(), d);
     if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(d)) {
-      return element_error(path, at, "number " + quoted(t) + " is out of range for a double");
+      return element_error(path, at, "number " + quote_for_message(t) + " is out of range for a double");
     }
     *out = TupleValue::float64(d);
     return Status::OK();
@@ -550,17 +548,17 @@ class Reader {
       }
       if (key.empty() || key[0] != '$') {
         return element_error(path, kat,
-                             "unexpected key " + quoted(key, '"') +
+                             "unexpected key " + quote_for_message(key, '"') +
                                  " (objects must be tagged values such as {\"$bytes\":\"00ff\"})");
       }
       if (!is_known_tag(key)) {
         return element_error(path, kat,
-                             "unknown tag " + quoted(key, '"') +
+                             "unknown tag " + quote_for_message(key, '"') +
                                  " (known: $bytes, $uuid, $versionstamp, $float, $double, $user)");
       }
       if (!tag.empty()) {
         return element_error(path, kat,
-                             "more than one tag (\"" + tag + "\" and " + quoted(key, '"') + ")");
+                             "more than one tag (\"" + tag + "\" and " + quote_for_message(key, '"') + ")");
       }
       tag = std::string(key);
       if (have_data && tag != "$user") {
@@ -650,12 +648,12 @@ class Reader {
       bool is_integer = false;
       double d = 0;
       if (!json_number_grammar(t, &is_integer)) {
-        return element_error(path, at, "invalid number " + quoted(t));
+        return element_error(path, at, "invalid number " + quote_for_message(t));
       }
       const auto r = std::from_chars(t.data(), t.data() + t.size(), d);
       if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(d)) {
         return element_error(path, at,
-                             "number " + quoted(t) + " is out of range for a double");
+                             "number " + quote_for_message(t) + " is out of range for a double");
       }
       *out = TupleValue::float64(d);
       return Status::OK();
@@ -689,12 +687,12 @@ class Reader {
       bool is_integer = false;
       float f = 0;
       if (!json_number_grammar(t, &is_integer)) {
-        return element_error(path, at, "invalid number " + quoted(t));
+        return element_error(path, at, "invalid number " + quote_for_message(t));
       }
       const auto r = std::from_chars(t.data(), t.data() + t.size(), f);
       if (r.ec != std::errc() || r.ptr != t.data() + t.size() || !std::isfinite(f)) {
         return element_error(path, at,
-                             "number " + quoted(t) + " is out of range for a float32");
+                             "number " + quote_for_message(t) + " is out of range for a float32");
       }
       *out = TupleValue::float32(f);
       return Status::OK();

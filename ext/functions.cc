@@ -103,8 +103,6 @@ Status error(std::string_view fn, std::string_view what) {
   return Status::InvalidArgument(std::move(msg));
 }
 
-// Input quoted in a message: 40 bytes at most, bad bytes escaped.
-std::string quoted(std::string_view s) { return quote_for_message(s); }
 
 // "<fn>: argument must be <what>, got <storage class of v>".
 Status type_error(std::string_view fn, std::string_view what, sqlite3_value* v) {
@@ -461,7 +459,7 @@ Status tuple_float_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
       float f = 0;
       const auto r = std::from_chars(s.data(), s.data() + s.size(), f);
       if (r.ec == std::errc::result_out_of_range) {
-        std::string what = quoted(s);
+        std::string what = quote_for_message(s);
         what += " is out of float32 range";
         return error("tuple_float", what);
       }
@@ -503,7 +501,7 @@ Status tuple_bigint_fn(sqlite3_context* ctx, int, sqlite3_value** argv) {
         }
         std::string what = "text must be decimal digits with an optional sign and no leading "
                            "zeros, got ";
-        what += quoted(text);
+        what += quote_for_message(text);
         return error("tuple_bigint", what);
       }
       v = TupleValue::integer(std::move(b).value());

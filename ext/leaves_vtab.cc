@@ -360,10 +360,10 @@ struct LeavesCursor : sqlite3_vtab_cursor {
       case kLeafPrefix:
         if (prefix_texts_.size() == 1) {
           result_text(ctx, prefix_texts_[0]);
-        } else if (!prefix_texts_.empty() && prefix_checks_.size() == prefix_texts_.size() &&
-                   longest_prefix() >= 0) {
-          // Under an IN list: the longest prefix the leaf lies under.
-          result_text(ctx, prefix_texts_[static_cast<size_t>(longest_prefix())]);
+        } else if (const int k = longest_prefix(); k >= 0) {
+          // Under an IN list (one check per text): the longest prefix the
+          // leaf lies under.
+          result_text(ctx, prefix_texts_[static_cast<size_t>(k)]);
         } else {
           // A leaf lies under many prefixes.
           s = parameter_not_scanned(t->name, "prefix", "<path>");
