@@ -25,7 +25,8 @@
 // Smaller: TUPLEKV_BENCH_KEYS=100000; one operation: --benchmark_filter=Lookup
 // Instructions of one side alone (no interleaved native run):
 //   TUPLEKV_BENCH_KEYS=100000 TUPLEKV_BENCH_UNPAIRED=1 valgrind --tool=callgrind
-//     --toggle-collect='*scan_all*' <build dir>/bench/kv_bench --benchmark_filter='^Lookup/sqlite$'
+//     --toggle-collect='*scan_all*' <build dir>/bench/kv_bench --benchmark_filter='^PrefixScan/sqlite$'
+// (point lookups: --toggle-collect='*lookup_one*' --benchmark_filter='^Lookup/sqlite$').
 #include <benchmark/benchmark.h>
 #include <sqlite3.h>
 
