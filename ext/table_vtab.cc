@@ -717,7 +717,16 @@ struct TableCursor : sqlite3_vtab_cursor {
     return true;
   }
   int column_slow(sqlite3_context* ctx, int i);  // every other case, errors included
+  // After read_row() filled scalars_ (and row_) for the current row.
+  void scalars_read() {
+    scalars_valid_ = !one_row_in_fresh_registers_;
+    scalars_for_fresh_registers_ = one_row_in_fresh_registers_;
+  }
   Status rowid(sqlite3_int64* out);
+  // Set by xFilter: this is the first since xOpen and it looks up one key,
+  // so its row's results go to SQLite's new output registers (values.h).
+  bool one_row_in_fresh_registers_ = false;
+  bool filtered_since_open_ = false;
   void recycle() {
     scan_.reset();
     eof_ = true;
@@ -796,6 +805,9 @@ struct TableCursor : sqlite3_vtab_cursor {
   // Row reads (not covering index entries) also decode the row's scalars.
   model::TableLayout::Scalars scalars_;
   bool scalars_valid_ = false;
+  // scalars_ hold the row for one_row_in_fresh_registers_: column() answers
+  // (scalars_valid_ is false, which keeps column_scalar() free of the test).
+  bool scalars_for_fresh_registers_ = false;
   BytesView key_elements_;
   Bytes raw_buf_;
 };
@@ -876,7 +888,10 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
   // would be, wherever the plan lets that order show (a GROUP BY's first
   // row, min() over 0 and 0.0, LIMIT without ORDER BY). One key needs no
   // sorting.
-  sorting_ = c.sql_order_from >= 0 && !(spec_.point && !spec_.skip && spec_.size() == 1);
+  const bool one_key = spec_.point && !spec_.skip && spec_.size() == 1;
+  sorting_ = c.sql_order_from >= 0 && !one_key;
+  one_row_in_fresh_registers_ = one_key && !filtered_since_open_;
+  filtered_since_open_ = true;
   limited_ = spec_.has_limit;
   remaining_ = spec_.limit;
   if (limited_ && remaining_ == 0) return Status::OK();
@@ -930,9 +945,10 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
   ++t->stats->rows;
   const Candidate& c = t->candidates[cand_];
   scalars_valid_ = false;
+  scalars_for_fresh_registers_ = false;
   if (!c.is_index) {
     TUPLEKV_RETURN_IF_ERROR(t->layout.read_row(key, value, &row_, &scalars_, &key_elements_));
-    scalars_valid_ = true;
+    scalars_read();
     return Status::OK();
   }
   TUPLEKV_RETURN_IF_ERROR(
@@ -949,7 +965,7 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
     BytesView row_key_elements;
     TUPLEKV_RETURN_IF_ERROR(t->layout.read_row(fetch_key_, value, &row_, &scalars_, &row_key_elements));
     key_elements_ = row_key_elements;
-    scalars_valid_ = true;
+    scalars_read();
     return Status::OK();
   }
   // Covering: the columns come from the entry itself.
@@ -1054,6 +1070,23 @@ Status TableCursor::next() {
 int TableCursor::column(sqlite3_context* ctx, int i) {
   // table_column() has tried column_scalar() already.
   if (scalars_valid_) return column_slow(ctx, i);
+  if (scalars_for_fresh_registers_) {
+    // column_scalar() with the other kind of result.
+    const auto at = static_cast<size_t>(i);
+    if (at < scalars_.size()) {
+      model::TableLayout::ColumnScalar& s = scalars_[at];
+      if (s.as == FramedAs::kUncheckedText) {
+        s.as = scalar_text_is_valid(s.element) ? FramedAs::kScalar : FramedAs::kOther;
+      }
+      if (s.as == FramedAs::kScalar) {
+        if (!table()->in_transaction || !sqlite3_vtab_nochange(ctx)) {
+          result_scalar_element_in_fresh_register(ctx, s.element);
+        }
+        return SQLITE_OK;
+      }
+    }
+    return column_slow(ctx, i);
+  }
   // A covering index entry: a column holding a common scalar, no Status at all.
   TableVtab* t = table();
   ScalarElement e;
@@ -1155,6 +1188,7 @@ int table_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
   return guard_vtab(vtab, [&] {
     TableCursor* c = as_table(vtab)->spare_cursors.take();
     *static_cast<sqlite3_vtab_cursor*>(c) = sqlite3_vtab_cursor{};
+    c->filtered_since_open_ = false;
     *out = c;
     return SQLITE_OK;
   });

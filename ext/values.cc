@@ -2,6 +2,7 @@
 #include "ext/values.h"
 
 #include <bit>
+#include <cstdlib>
 #include <cstring>
 
 #include "core/tuple_json.h"
@@ -208,6 +209,46 @@ void result_scalar_element(sqlite3_context* ctx, const ScalarElement& e) {
     default:
       sqlite3_result_null(ctx);
   }
+}
+
+void result_scalar_element_in_fresh_register(sqlite3_context* ctx, const ScalarElement& e) {
+  switch (e.type) {
+    case ElementType::kString:
+      result_nul_terminated_text_in_fresh_register(ctx, e.payload);
+      break;
+    case ElementType::kBytes:
+      result_blob_in_fresh_register(ctx, e.payload);
+      break;
+    default:
+      result_scalar_element(ctx, e);
+  }
+}
+
+namespace {
+
+// A malloc'd copy of `b` with a NUL after it, or null (SQLite's error set).
+char* malloc_copy(sqlite3_context* ctx, BytesView b) {
+  char* copy = static_cast<char*>(std::malloc(b.size() + 1));
+  if (copy == nullptr) {
+    sqlite3_result_error_nomem(ctx);
+    return nullptr;
+  }
+  if (!b.empty()) std::memcpy(copy, b.data(), b.size());
+  copy[b.size()] = '\0';
+  return copy;
+}
+
+void free_copy(void* p) { std::free(p); }
+
+}  // namespace
+
+void result_blob_in_fresh_register(sqlite3_context* ctx, BytesView b) {
+  if (char* copy = malloc_copy(ctx, b)) sqlite3_result_blob64(ctx, copy, b.size(), free_copy);
+}
+
+void result_nul_terminated_text_in_fresh_register(sqlite3_context* ctx, std::string_view s) {
+  // -1 for the reason result_nul_terminated_text() gives.
+  if (char* copy = malloc_copy(ctx, s)) sqlite3_result_text(ctx, copy, -1, free_copy);
 }
 
 void result_blob(sqlite3_context* ctx, BytesView b) {

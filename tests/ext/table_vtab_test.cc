@@ -215,6 +215,27 @@ TEST_P(TableVtabTest, LookupsByTheWholeKeyAnswerAsNative) {
   EXPECT_EQ(db_.rows("SELECT x FROM ik WHERE rowid = 4"), Rows());
 }
 
+// A statement's first lookup hands SQLite its TEXT and BLOB results in
+// memory SQLite frees itself (values.h, result_*_in_fresh_register); the
+// values must outlive the cursor's next rows and lookups wherever SQLite
+// keeps them (aggregates, sorters, subqueries, the result row).
+TEST_P(TableVtabTest, AFirstLookupsValuesOutliveTheCursor) {
+  ASSERT_NO_FATAL_FAILURE(create_with_native(
+      "pk", "a INTEGER, b INTEGER, name TEXT, data BLOB, PRIMARY KEY(a, b)", "", "",
+      " VALUES (1, 1, 'x', x'00ff'), (1, 2, 'y\xc3\xa9', x''), (2, 1, '', x'61'),"
+      " (3, 3, 'a rather longer name than the others', zeroblob(40)), (4, 4, NULL, NULL)"));
+  ASSERT_TRUE(db_.exec("CREATE TABLE args(v, w); INSERT INTO args VALUES (3, 3), (1, 1), (2, 1),"
+                       " (1, 2), (4, 4), (9, 9);"));
+  expect_as_native({"SELECT name, data, typeof(name), typeof(data), length(name) FROM @T WHERE a = 1 AND b = 2",
+                    "SELECT max(name), min(name), max(data), group_concat(name, '|') FROM args"
+                    " JOIN @T ON a = v AND b = w",
+                    "SELECT (SELECT name FROM @T WHERE a = v AND b = w) AS n, v FROM args ORDER BY n, v",
+                    "SELECT (SELECT data FROM @T WHERE a = 3 AND b = 3) || (SELECT data FROM @T WHERE a = 1 AND b = 1)",
+                    "SELECT name || name, upper(name), hex(data) FROM @T WHERE a = 3 AND b = 3",
+                    "SELECT DISTINCT t.name FROM args, @T AS t WHERE t.a = args.v AND t.b = args.w ORDER BY 1"},
+                   "pk");
+}
+
 // Writes read TEXT as stored in a UTF-8 database (no terminator added) and
 // through SQLite's conversion in a UTF-16 one: both store UTF-8 elements.
 TEST_P(TableVtabTest, TextIsStoredAsUtf8WhateverTheDatabaseEncoding) {
