@@ -55,6 +55,10 @@ struct Candidate {
   // scans sort what they read (core/model/sql_order.h).
   int sql_order_from = -1;
   std::vector<bool> covers;               // per table column: readable without the row
+  // The reference table stores these entries in descending order
+  // (model::TableSchema::stored_descending): scans that no ORDER BY
+  // directs run in reverse, to visit rows in its order.
+  bool stored_descending = false;
   std::unique_ptr<PlanCache> plans;
   // Distinct first elements for skip-scan planning (0: more than
   // kSkipScanDistinct), measured when the table's row_writes was

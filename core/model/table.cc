@@ -205,10 +205,12 @@ class SchemaParser {
       TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&k), text));
       if (!is_word(k, "KEY")) return fail("expected PRIMARY KEY(columns...), got '" + std::string(text) + "'");
       std::vector<std::string> cols;
-      TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &cols));
+      std::vector<bool> descending;
+      TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &cols, &descending));
       if (!pk_names_.empty() || inline_pk_ >= 0) return fail("more than one PRIMARY KEY");
       if (cols.empty()) return fail("PRIMARY KEY needs at least one column");
       pk_names_ = std::move(cols);
+      pk_descending_ = std::move(descending);
       created_.push_back(kKeyIndex);
       return Status::OK();
     }
@@ -219,7 +221,7 @@ class SchemaParser {
       TUPLEKV_RETURN_IF_ERROR(wrap(lx.peek(&n), text));
       if (!is_word(n, "INDEX")) {  // UNIQUE(cols...): an automatic index
         idx.automatic = true;
-        TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &idx.columns));
+        TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &idx.columns, &idx.descending));
         if (idx.columns.empty()) return fail("UNIQUE needs at least one column");
         created_.push_back(static_cast<int>(indexes_.size()));
         indexes_.push_back(std::move(idx));
@@ -232,7 +234,7 @@ class SchemaParser {
       TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&n), text));
       if (!is_name(n)) return fail("expected INDEX name(columns...), got '" + std::string(text) + "'");
       idx.name = n.text;
-      TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &idx.columns));
+      TUPLEKV_RETURN_IF_ERROR(name_list(&lx, text, &idx.columns, &idx.descending));
       if (idx.columns.empty()) return fail("index " + idx.name + " needs at least one column");
       indexes_after_.push_back(static_cast<int>(indexes_.size()));
       indexes_.push_back(std::move(idx));
@@ -250,7 +252,11 @@ class SchemaParser {
   Status finish() {
     TableSchema& s = *out_;
     if (s.columns.empty()) return fail("no columns declared");
-    if (inline_pk_ >= 0) pk_names_.push_back(s.columns[static_cast<size_t>(inline_pk_)].name);
+    if (inline_pk_ >= 0) {
+      pk_names_.push_back(s.columns[static_cast<size_t>(inline_pk_)].name);
+      pk_descending_.push_back(pk_desc_);
+    }
+    s.key_descending = pk_descending_;
     for (const std::string& n : pk_names_) {
       const int c = s.find_column(n);
       if (c < 0) return fail("PRIMARY KEY names unknown column '" + n + "'");
@@ -308,6 +314,7 @@ class SchemaParser {
       idx.name = p.name;
       idx.unique = p.unique;
       idx.automatic = p.automatic;
+      idx.descending = p.descending;
       for (const std::string& n : p.columns) {
         const int c = s.find_column(n);
         if (c < 0) {
@@ -334,6 +341,7 @@ class SchemaParser {
   struct PendingIndex {
     std::string name;
     std::vector<std::string> columns;
+    std::vector<bool> descending;
     bool unique = false;
     bool automatic = false;
   };
@@ -384,13 +392,14 @@ class SchemaParser {
     return fail(s.message() + " in '" + std::string(text) + "'");
   }
 
-  // ( name [COLLATE c] [ASC|DESC] [, ...] ) and nothing after. ASC and
-  // DESC change no result (tuple keys sort ascending, and a reverse scan
-  // serves ORDER BY ... DESC), so they are accepted and ignored, as in
-  // declarations written for a native table. A COLLATE must name the
+  // ( name [COLLATE c] [ASC|DESC] [, ...] ) and nothing after, each name's
+  // DESC in *descending. Tuple keys sort ascending either way (a reverse
+  // scan serves ORDER BY ... DESC); the directions only say which order
+  // the reference table visits its rows in. A COLLATE must name the
   // column's own collation (checked in finish(), once columns are known):
   // another would change what the index holds unique.
-  Status name_list(Lexer* lx, std::string_view text, std::vector<std::string>* out) {
+  Status name_list(Lexer* lx, std::string_view text, std::vector<std::string>* out,
+                   std::vector<bool>* descending) {
     Token t;
     TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
     if (!is_punct(t, '(')) return fail("expected '(' in '" + std::string(text) + "'");
@@ -405,6 +414,7 @@ class SchemaParser {
         listed_collations_.push_back({out->back(), t.text, std::string(text)});
         TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
       }
+      descending->push_back(is_word(t, "DESC"));
       if (is_word(t, "ASC") || is_word(t, "DESC")) TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
       if (is_punct(t, ',')) continue;
       if (is_punct(t, ')')) break;
@@ -498,7 +508,8 @@ class SchemaParser {
         is_pk = true;
         created_.push_back(kKeyIndex);
       } else if ((is_word(t, "ASC") || is_word(t, "DESC")) && is_pk) {
-        // PRIMARY KEY ASC or DESC: keys sort ascending either way
+        // PRIMARY KEY ASC or DESC: keys sort ascending either way (see
+        // TableSchema::stored_descending)
         pk_desc_ = is_word(t, "DESC");
       } else if (is_word(t, "COLLATE")) {
         TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
@@ -557,6 +568,7 @@ class SchemaParser {
   std::string_view table_;
   TableSchema* out_;
   std::vector<std::string> pk_names_;
+  std::vector<bool> pk_descending_;  // per name in pk_names_
   bool pk_desc_ = false;  // declared `PRIMARY KEY DESC` on its column
   // COLLATE clauses inside column lists: column, collation, the clause.
   struct ListedCollation {
@@ -650,6 +662,27 @@ std::string_view sql_kind_name(SqlValue::Kind k) {
 
 std::string automatic_index_name(std::string_view subspace, int n) {
   return std::string(subspace) + "_autoindex_" + std::to_string(n);
+}
+
+bool TableSchema::stored_descending(int index) const {
+  if (implicit_key()) return false;
+  // A direction not given is ascending.
+  const auto desc = [](const std::vector<bool>& d, size_t at) { return at < d.size() && d[at]; };
+  if (index < 0) {
+    for (size_t k = 0; k < key.size(); ++k) {
+      if (!desc(key_descending, k)) return false;
+    }
+    return true;
+  }
+  const TableIndex& i = indexes[static_cast<size_t>(index)];
+  for (size_t c = 0; c < i.columns.size(); ++c) {
+    if (!desc(i.descending, c)) return false;
+  }
+  for (size_t k = 0; k < key.size(); ++k) {
+    const bool held = std::find(i.columns.begin(), i.columns.end(), key[k]) != i.columns.end();
+    if (!held && !desc(key_descending, k)) return false;
+  }
+  return true;
 }
 
 void TableSchema::name_automatic_indexes(std::string_view subspace) {

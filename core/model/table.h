@@ -32,8 +32,11 @@
 // compares that column; the value itself is then also stored with the row
 // (`key_copies` below). Table constraints: PRIMARY KEY(cols...)
 // in any column order, UNIQUE(cols...), INDEX name(cols...), UNIQUE INDEX
-// name(cols...); a listed column may say ASC or DESC (no effect: keys sort
-// ascending) and COLLATE with its own collation (any other is an error).
+// name(cols...); a listed column may say ASC or DESC and COLLATE with its
+// own collation (any other is an error). Keys sort ascending whatever the
+// directions say; they are kept (key_descending, TableIndex::descending)
+// because the reference table stores a DESC column descending, which shows
+// wherever rows come in the order a scan visits them (stored_descending()).
 // Key columns are NOT NULL. A UNIQUE constraint is kept as an automatic
 // unique index (TableIndex::automatic); as in SQLite, a UNIQUE naming the
 // primary key's columns or an earlier UNIQUE's, in the same order, makes
@@ -102,6 +105,7 @@ struct TableColumn {
 struct TableIndex {
   std::string name;
   std::vector<int> columns;  // column numbers, in index order
+  std::vector<bool> descending;  // per column: declared DESC
   // No two rows may have equal, non-NULL values in `columns` (a UNIQUE
   // constraint, or UNIQUE INDEX); SQLite's NULLs are distinct.
   bool unique = false;
@@ -117,6 +121,7 @@ std::string automatic_index_name(std::string_view subspace, int n);
 struct TableSchema {
   std::vector<TableColumn> columns;
   std::vector<int> key;          // column numbers, in key order; empty: implicit integer key
+  std::vector<bool> key_descending;  // per key position: declared DESC
   std::vector<int> values;       // non-key column numbers, in declaration order
   // Key columns keyed_by_collation(), in key order: their values follow
   // the non-key columns' in the stored value.
@@ -130,6 +135,14 @@ struct TableSchema {
   std::vector<int> creation_order;
 
   bool implicit_key() const { return key.empty(); }
+  // Whether the reference table stores the entries of the primary key
+  // (index -1) or of `index` in descending order of all they hold: every
+  // column declared DESC, and for an index also every key column it
+  // appends (SQLite gives those the primary key's directions; a rowid is
+  // appended ascending, so never with an implicit key). A scan of tuple
+  // keys in reverse then visits rows in the reference table's order. Mixed
+  // directions have no scan direction that does.
+  bool stored_descending(int index) const;
   bool has_unique_index() const {
     for (const TableIndex& i : indexes) {
       if (i.unique) return true;

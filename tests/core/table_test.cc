@@ -134,6 +134,38 @@ TEST(TableSchemaTest, AscDescAndTheColumnsOwnCollationAreAcceptedInLists) {
   EXPECT_EQ(s.indexes[1].columns, (std::vector<int>{1}));
 }
 
+TEST(TableSchemaTest, DirectionsSayWhichEntriesTheReferenceStoresDescending) {
+  TableSchema s;
+  ASSERT_TRUE(parse({"a INT", "b TEXT", "c", "PRIMARY KEY(a DESC, b DESC)", "INDEX all_desc(c DESC)",
+                     "INDEX holds_key(b DESC, c DESC, a DESC)", "INDEX asc(c)", "UNIQUE(c DESC, a ASC)"},
+                    &s)
+                  .ok());
+  EXPECT_EQ(s.key_descending, (std::vector<bool>{true, true}));
+  ASSERT_EQ(s.indexes.size(), 4u);
+  EXPECT_EQ(s.indexes[0].descending, (std::vector<bool>{true}));
+  EXPECT_EQ(s.indexes[3].descending, (std::vector<bool>{true, false}));
+  EXPECT_TRUE(s.stored_descending(-1));
+  EXPECT_TRUE(s.stored_descending(0));   // c DESC, then a DESC, b DESC appended
+  EXPECT_TRUE(s.stored_descending(1));   // holds the key columns itself
+  EXPECT_FALSE(s.stored_descending(2));  // c ascending
+  EXPECT_FALSE(s.stored_descending(3));  // a ascending in the index
+  // Mixed keys, ascending keys appended to a DESC index, the inline form.
+  ASSERT_TRUE(parse({"a INT", "b TEXT", "PRIMARY KEY(a DESC, b)", "INDEX i(b DESC)"}, &s).ok());
+  EXPECT_FALSE(s.stored_descending(-1));
+  EXPECT_TRUE(s.stored_descending(0));  // b held DESC, a appended DESC
+  ASSERT_TRUE(parse({"a INT", "b TEXT", "PRIMARY KEY(a)", "INDEX i(b DESC)"}, &s).ok());
+  EXPECT_FALSE(s.stored_descending(-1));
+  EXPECT_FALSE(s.stored_descending(0));  // a appended ascending
+  ASSERT_TRUE(parse({"a INTEGER PRIMARY KEY DESC", "b TEXT", "INDEX i(b DESC)"}, &s).ok());
+  EXPECT_EQ(s.key_descending, (std::vector<bool>{true}));
+  EXPECT_TRUE(s.stored_descending(-1));
+  EXPECT_TRUE(s.stored_descending(0));
+  // A rowid is appended ascending.
+  ASSERT_TRUE(parse({"a INT", "b TEXT", "INDEX i(b DESC)"}, &s).ok());
+  EXPECT_FALSE(s.stored_descending(-1));
+  EXPECT_FALSE(s.stored_descending(0));
+}
+
 TEST(TableSchemaTest, InlineKeyImplicitKeyAndDefaults) {
   TableSchema s;
   ASSERT_TRUE(parse({"id INTEGER PRIMARY KEY", "v TEXT DEFAULT (upper('a'))"}, &s).ok());

@@ -90,6 +90,7 @@ struct Column {
 
 struct Index {
   std::vector<std::string> columns;
+  bool descending = false;  // every column declared DESC (not for kOnColumn)
   bool unique = false;
   // Where a unique index is declared: kIndexClause as INDEX (native: a
   // CREATE UNIQUE INDEX after the table), or as a UNIQUE constraint of the
@@ -213,6 +214,7 @@ class TableDiff {
       if (idx.unique) {
         idx.place = static_cast<Index::Place>(pick(idx.columns.size() == 1 ? 4 : 3));
       }
+      idx.descending = idx.place != Index::kOnColumn && pick(4) == 0;
       indexes_.push_back(idx);
     }
     for (Column& c : columns_) {
@@ -267,7 +269,7 @@ class TableDiff {
     }
     auto constraints = [&](Index::Place place) {
       for (const Index& i : indexes_) {
-        if (i.place == place) s += ", UNIQUE(" + join(i.columns) + ")";
+        if (i.place == place) s += ", UNIQUE(" + join(i.columns, direction(i)) + ")";
       }
     };
     constraints(Index::kBeforeKey);
@@ -285,17 +287,18 @@ class TableDiff {
     constraints(Index::kAfterKey);
     return s;
   }
-  static std::string join(const std::vector<std::string>& v) {
+  static std::string join(const std::vector<std::string>& v, const char* direction = "") {
     std::string s;
-    for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x;
+    for (const std::string& x : v) s += (s.empty() ? "" : ", ") + x + direction;
     return s;
   }
+  static const char* direction(const Index& i) { return i.descending ? " DESC" : ""; }
   std::string vtab_ddl() const {
     std::string s = "CREATE VIRTUAL TABLE t USING tuplekv_table(" + column_defs();
     for (size_t i = 0; i < indexes_.size(); ++i) {
       if (indexes_[i].place != Index::kIndexClause) continue;
       s += std::string(indexes_[i].unique ? ", UNIQUE" : ",") + " INDEX t_i" + std::to_string(i) + "(" +
-           join(indexes_[i].columns) + ")";
+           join(indexes_[i].columns, direction(indexes_[i])) + ")";
     }
     return s + (memory_ ? ", store=memory)" : ")");
   }
@@ -305,7 +308,7 @@ class TableDiff {
     for (size_t i = 0; i < indexes_.size(); ++i) {
       if (indexes_[i].place != Index::kIndexClause) continue;
       s += std::string(indexes_[i].unique ? " CREATE UNIQUE INDEX" : " CREATE INDEX") + " t_i" +
-           std::to_string(i) + " ON t(" + join(indexes_[i].columns) + ");";
+           std::to_string(i) + " ON t(" + join(indexes_[i].columns, direction(indexes_[i])) + ");";
     }
     return s;
   }
@@ -665,12 +668,11 @@ class TableDiff {
         // No ORDER BY: the rows a LIMIT takes, and the order group_concat
         // sees, are those of the scan SQLite chooses for its own table (a
         // narrower index holding the columns used, say). tuplekv reads
-        // the same for a declared key (core/model/native_scan.h), unless
-        // a key column is DESC, which SQLite's own table stores in that
-        // order (README, "Known difference").
-        bool desc = false;
-        for (const Column& c : columns_) desc = desc || c.key_direction == std::string(" DESC");
-        if (key_.empty() || desc) return "SELECT count(*) FROM @T";
+        // the same for a declared key (core/model/native_scan.h), in the
+        // same direction where the key or index runs one way throughout
+        // (core/model/table.h, stored_descending), not where directions
+        // are mixed (README, "Known difference").
+        if (key_.empty() || !one_direction_each()) return "SELECT count(*) FROM @T";
         std::vector<std::string> cols;
         for (const Column& c : columns_) {
           if (pick(2)) cols.push_back(c.name);
@@ -690,6 +692,27 @@ class TableDiff {
                key_order();
       }
     }
+  }
+
+  // Whether the primary key, and each index with the key columns it
+  // appends, are declared in one direction throughout.
+  bool one_direction_each() const {
+    auto key_desc = [&](const std::string& name) {
+      for (const Column& c : columns_) {
+        if (c.name == name) return c.key_direction == std::string(" DESC");
+      }
+      return false;
+    };
+    for (const std::string& k : key_) {
+      if (key_desc(k) != key_desc(key_[0])) return false;
+    }
+    for (const Index& i : indexes_) {
+      for (const std::string& k : key_) {
+        const bool held = std::find(i.columns.begin(), i.columns.end(), k) != i.columns.end();
+        if (!held && key_desc(k) != i.descending) return false;
+      }
+    }
+    return true;
   }
 
   // ---- comparing

@@ -236,6 +236,25 @@ TEST_P(TableVtabTest, AFirstLookupsValuesOutliveTheCursor) {
                    "pk");
 }
 
+// The reference table stores a key or index declared DESC throughout in
+// descending order, and so visits its rows wherever no ORDER BY decides.
+TEST_P(TableVtabTest, KeysDeclaredDescendingAreVisitedInTheReferencesOrder) {
+  ASSERT_NO_FATAL_FAILURE(create_with_native(
+      "dk", "a INTEGER, b TEXT, c TEXT, PRIMARY KEY(a DESC)", ", INDEX dk_c(c DESC)",
+      "CREATE INDEX n_c ON n(c DESC);",
+      " VALUES (1, 'x', 'p'), (2, 'x', 'q'), (3, 'y', 'p'), (4, 'y', 'r'), (5, 'x', 'q')"));
+  expect_as_native({"SELECT a, b, c FROM @T", "SELECT a FROM @T WHERE a > 1 AND a < 5",
+                    "SELECT a FROM @T WHERE a IN (1, 4, 2)", "SELECT group_concat(a) FROM @T",
+                    "SELECT a, b FROM @T LIMIT 2", "SELECT a, b FROM @T WHERE a <= 4 LIMIT 2 OFFSET 1",
+                    "SELECT c, a FROM @T WHERE c >= 'q'", "SELECT c, a FROM @T WHERE c = 'q'",
+                    "SELECT a, b FROM @T ORDER BY b", "SELECT a FROM @T ORDER BY a",
+                    "SELECT a FROM @T ORDER BY a DESC LIMIT 3"},
+                   "dk");
+  EXPECT_THAT(plan("SELECT a FROM dk WHERE a > 1"), HasSubstr("reverse"));
+  EXPECT_THAT(plan("SELECT a FROM dk ORDER BY a"), Not(HasSubstr("reverse")));
+  EXPECT_THAT(plan("SELECT a FROM dk ORDER BY a DESC"), HasSubstr("reverse"));
+}
+
 // Writes read TEXT as stored in a UTF-8 database (no terminator added) and
 // through SQLite's conversion in a UTF-16 one: both store UTF-8 elements.
 TEST_P(TableVtabTest, TextIsStoredAsUtf8WhateverTheDatabaseEncoding) {
