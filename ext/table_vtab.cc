@@ -333,6 +333,22 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
       c.covers[ncols()] = true;  // raw_key: made from the key
     }
     c.stored_descending = table.stored_descending(c.is_index ? static_cast<int>(c.index) : -1);
+    for (size_t pos = 0; pos < c.column_of.size(); ++pos) {
+      const int col = c.column_of[pos];
+      bool desc = false;
+      if (c.is_index && pos < table.indexes[c.index].columns.size()) {
+        desc = pos < table.indexes[c.index].descending.size() && table.indexes[c.index].descending[pos];
+      } else if (col >= 0) {
+        const size_t k = static_cast<size_t>(table.columns[static_cast<size_t>(col)].key_pos);
+        desc = k < table.key_descending.size() && table.key_descending[k];
+      }
+      c.position_desc.push_back(desc);
+    }
+    if (!c.is_index && !table.implicit_key()) {
+      for (int col : table.values) {
+        c.order_tail.push_back(table.columns[static_cast<size_t>(col)].collation == "BINARY" ? col : -1);
+      }
+    }
     c.plans = std::make_unique<PlanCache>(c.columns);
     candidates.push_back(std::move(c));
   }
@@ -433,6 +449,19 @@ bool skip_scan_shape(const PlanRequest& req) {
     if (pc.column == 1) second = true;
   }
   return second;
+}
+
+// The number of leading key positions the plan fixes with = or IN.
+size_t fixed_positions(const Plan& plan) {
+  int n = 0;
+  for (bool found = true; found;) {
+    found = false;
+    for (const PlanTerm& term : plan.terms) {
+      if (term.column == n && (term.op == PlanOp::kEq || term.op == PlanOp::kIn)) found = true;
+    }
+    if (found) ++n;
+  }
+  return static_cast<size_t>(n);
 }
 
 Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool all_inexact) {
@@ -622,14 +651,33 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     if (in_order) e.plan.reverse = sorted.reverse;
   }
   // Where no ORDER BY sets the direction, visit rows in the reference
-  // table's order: keys and indexes declared DESC throughout run in
-  // reverse. That is the order of a scan without ORDER BY (what a LIMIT
-  // takes, what group_concat() sees) and of the ties that SQLite's sort
-  // keeps as they came. Not where a consumed GROUP BY or DISTINCT asks
-  // for grouping only (sqlite3_vtab_distinct 1 or 2): SQLite 3.40 asks
-  // the same for `GROUP BY a ORDER BY a` and then trusts the order, so
-  // those keep ascending (README, "Known difference").
-  if (c.stored_descending && (req.order_by.empty() || !in_order)) e.plan.reverse = true;
+  // table's order: what a LIMIT without ORDER BY takes, what group_concat()
+  // sees, and the order SQLite's sort keeps ties in. The reference reads
+  // its key or index in stored order, so backwards where every column is
+  // DESC (Candidate::stored_descending); except that where = or IN fix the
+  // positions before the column the first ORDER BY term names (after the
+  // key: the primary key index's other columns), SQLite runs the loop, IN
+  // lists included, in the direction that term asks of that column, even
+  // when an IN leaves the ORDER BY to its sort (measured, SQLite 3.40).
+  // Not where a consumed GROUP BY or DISTINCT asks for grouping only
+  // (sqlite3_vtab_distinct 1 or 2): SQLite 3.40 asks the same for
+  // `GROUP BY a ORDER BY a` and then trusts the order, so those keep
+  // ascending (README, "Known difference").
+  if (req.order_by.empty()) {
+    e.plan.reverse = c.stored_descending;
+  } else if (!in_order) {
+    const size_t next = fixed_positions(e.plan);
+    int col = -2;
+    bool col_desc = false;
+    if (next < c.column_of.size()) {
+      col = c.column_of[next];
+      col_desc = c.position_desc[next];
+    } else if (next - c.column_of.size() < c.order_tail.size()) {
+      col = c.order_tail[next - c.column_of.size()];
+    }
+    const bool named = col != -2 && !e.plan.skip && col == info->aOrderBy[0].iColumn;
+    e.plan.reverse = named ? (c.stored_descending != col_desc) != req.order_by[0].desc : c.stored_descending;
+  }
   const double rows = std::max(e.plan.rows, 2.0);
   e.choice_cost = e.cost + (in_order ? 0 : rows * std::log2(rows) * kSortCost);
   e.delivers_order = in_order && !req.order_by.empty();

@@ -59,6 +59,13 @@ struct Candidate {
   // (model::TableSchema::stored_descending): scans that no ORDER BY
   // directs run in reverse, to visit rows in its order.
   bool stored_descending = false;
+  // For SQLite's choice of direction where an ORDER BY is left to its sort
+  // (best_index_table): per position, whether the reference declares it
+  // DESC; and the table columns its primary key index holds after the key
+  // (the other columns in table order, compared as BINARY: -1 for a column
+  // of another collation, which no ORDER BY term matches).
+  std::vector<bool> position_desc;
+  std::vector<int> order_tail;
   std::unique_ptr<PlanCache> plans;
   // Distinct first elements for skip-scan planning (0: more than
   // kSkipScanDistinct), measured when the table's row_writes was

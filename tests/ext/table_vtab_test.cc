@@ -236,6 +236,26 @@ TEST_P(TableVtabTest, AFirstLookupsValuesOutliveTheCursor) {
                    "pk");
 }
 
+// Where an IN list leaves the ORDER BY to SQLite's sort, SQLite still runs
+// its loop in the direction the first ORDER BY term asks of the column
+// after the fixed ones, and the sort keeps ties in that order.
+TEST_P(TableVtabTest, TiesAfterAnInListComeInTheReferencesLoopDirection) {
+  for (const char* key : {"PRIMARY KEY(a, b)", "PRIMARY KEY(a DESC, b DESC)"}) {
+    SCOPED_TRACE(key);
+    ASSERT_TRUE(db_.exec("DROP TABLE IF EXISTS n; DROP TABLE IF EXISTS ties;"));
+    ASSERT_NO_FATAL_FAILURE(create_with_native(
+        "ties", std::string("a INTEGER, b INTEGER, c INTEGER, ") + key, "", "",
+        " VALUES (1, 1, 0), (2, 1, 0), (3, 1, 0), (1, 2, 0), (2, 2, 0), (3, 3, 0)"));
+    expect_as_native({"SELECT a, b FROM @T WHERE a IN (1, 2, 3) ORDER BY b",
+                      "SELECT a, b FROM @T WHERE a IN (1, 2, 3) ORDER BY b DESC",
+                      "SELECT a, b FROM @T WHERE a IN (3, 1) AND b IN (1, 2) ORDER BY c",
+                      "SELECT a, b FROM @T WHERE a IN (1, 2, 3) AND b IN (1, 2) ORDER BY c DESC",
+                      "SELECT a, b FROM @T WHERE a IN (1, 2, 3) ORDER BY c, b",
+                      "SELECT a, b FROM @T WHERE a > 0 ORDER BY b DESC", "SELECT a, b FROM @T ORDER BY c"},
+                     "ties");
+  }
+}
+
 // The reference table stores a key or index declared DESC throughout in
 // descending order, and so visits its rows wherever no ORDER BY decides.
 TEST_P(TableVtabTest, KeysDeclaredDescendingAreVisitedInTheReferencesOrder) {
