@@ -378,6 +378,9 @@ class SchemaParser {
       if (same == kept.end()) {
         kept.push_back(entry);
       } else if (entry == kKeyIndex) {
+        // SQLite makes the earlier index the primary key, directions and
+        // all (TableSchema::stored_descending).
+        out_->key_descending = indexes_[static_cast<size_t>(*same)].descending;
         merged[static_cast<size_t>(*same)] = true;
         *same = kKeyIndex;
       } else {

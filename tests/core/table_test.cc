@@ -160,6 +160,15 @@ TEST(TableSchemaTest, DirectionsSayWhichEntriesTheReferenceStoresDescending) {
   EXPECT_EQ(s.key_descending, (std::vector<bool>{true}));
   EXPECT_TRUE(s.stored_descending(-1));
   EXPECT_TRUE(s.stored_descending(0));
+  // A primary key made after an equal UNIQUE is that index, directions
+  // and all (an INTEGER key named in PRIMARY KEY(...) is made last).
+  ASSERT_TRUE(parse({"a INTEGER NOT NULL", "b TEXT", "PRIMARY KEY(a DESC)", "UNIQUE(a)"}, &s).ok());
+  EXPECT_EQ(s.key_descending, (std::vector<bool>{false}));
+  EXPECT_FALSE(s.stored_descending(-1));
+  ASSERT_TRUE(parse({"a TEXT NOT NULL", "b TEXT", "PRIMARY KEY(a DESC)", "UNIQUE(a)"}, &s).ok());
+  EXPECT_TRUE(s.stored_descending(-1));
+  ASSERT_TRUE(parse({"a TEXT NOT NULL", "b TEXT", "UNIQUE(a)", "PRIMARY KEY(a DESC)"}, &s).ok());
+  EXPECT_FALSE(s.stored_descending(-1));
   // A rowid is appended ascending.
   ASSERT_TRUE(parse({"a INT", "b TEXT", "INDEX i(b DESC)"}, &s).ok());
   EXPECT_FALSE(s.stored_descending(-1));
