@@ -711,6 +711,9 @@ class TableDiff {
         const bool held = std::find(i.columns.begin(), i.columns.end(), k) != i.columns.end();
         if (!held && key_desc(k) != i.descending) return false;
       }
+      // A UNIQUE constraint on the key's columns that SQLite makes first
+      // becomes the primary key, with its own directions.
+      if (i.place != Index::kIndexClause && i.columns == key_ && i.descending != key_desc(key_[0])) return false;
     }
     return true;
   }
