@@ -248,7 +248,6 @@ std::string describe(simdjson::error_code e) {
   return describe_json_error(e);
 }
 
-
 // Where the bracket structure of `s` breaks, for the errors simdjson reports
 // without a useful position (it indexes the whole document before handing
 // out values, and then only knows that something is unbalanced). Walks the

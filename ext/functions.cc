@@ -103,7 +103,6 @@ Status error(std::string_view fn, std::string_view what) {
   return Status::InvalidArgument(std::move(msg));
 }
 
-
 // "<fn>: argument must be <what>, got <storage class of v>".
 Status type_error(std::string_view fn, std::string_view what, sqlite3_value* v) {
   std::string msg = "argument must be ";

@@ -451,17 +451,18 @@ bool skip_scan_shape(const PlanRequest& req) {
   return second;
 }
 
-// The number of leading key positions the plan fixes with = or IN.
-size_t fixed_positions(const Plan& plan) {
-  int n = 0;
-  for (bool found = true; found;) {
-    found = false;
-    for (const PlanTerm& term : plan.terms) {
-      if (term.column == n && (term.op == PlanOp::kEq || term.op == PlanOp::kIn)) found = true;
+// The number of leading key positions (of `n`) the plan fixes with = or IN.
+size_t fixed_positions(const Plan& plan, size_t n) {
+  std::vector<bool> fixed(n);
+  for (const PlanTerm& term : plan.terms) {
+    if ((term.op == PlanOp::kEq || term.op == PlanOp::kIn) && term.column >= 0 &&
+        static_cast<size_t>(term.column) < n) {
+      fixed[static_cast<size_t>(term.column)] = true;
     }
-    if (found) ++n;
   }
-  return static_cast<size_t>(n);
+  size_t run = 0;
+  while (run < n && fixed[run]) ++run;
+  return run;
 }
 
 Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool all_inexact) {
@@ -666,7 +667,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   if (req.order_by.empty()) {
     e.plan.reverse = c.stored_descending;
   } else if (!in_order) {
-    const size_t next = fixed_positions(e.plan);
+    const size_t next = fixed_positions(e.plan, c.column_of.size());
     int col = -2;
     bool col_desc = false;
     if (next < c.column_of.size()) {
@@ -763,16 +764,27 @@ struct TableCursor : sqlite3_vtab_cursor {
   // The per-row path: a row's column holding a common scalar, decoded when
   // the row was read, straight to SQLite. False when column() must answer.
   bool column_scalar(sqlite3_context* ctx, int i) noexcept {
+    if (!scalars_valid_) return false;
+    const ScalarElement* e = scalar_at(i);
+    if (e == nullptr) return false;
+    if (wants_value(ctx)) result_scalar_element(ctx, *e);
+    return true;
+  }
+  // Column i of scalars_ if it holds a common scalar (checking its UTF-8 on
+  // first use), else null.
+  const ScalarElement* scalar_at(int i) noexcept {
     const auto at = static_cast<size_t>(i);
-    if (!scalars_valid_ || at >= scalars_.size()) return false;
+    if (at >= scalars_.size()) return nullptr;
     model::TableLayout::ColumnScalar& s = scalars_[at];
     if (s.as == FramedAs::kUncheckedText) {
       s.as = scalar_text_is_valid(s.element) ? FramedAs::kScalar : FramedAs::kOther;
     }
-    if (s.as != FramedAs::kScalar) return false;
-    // An UPDATE reads the columns it keeps from the stored row itself.
-    if (!table()->in_transaction || !sqlite3_vtab_nochange(ctx)) result_scalar_element(ctx, s.element);
-    return true;
+    return s.as == FramedAs::kScalar ? &s.element : nullptr;
+  }
+  // False where an UPDATE reads a column it keeps: it takes that from the
+  // stored row itself.
+  bool wants_value(sqlite3_context* ctx) const {
+    return !table()->in_transaction || !sqlite3_vtab_nochange(ctx);
   }
   int column_slow(sqlite3_context* ctx, int i);  // every other case, errors included
   // After read_row() filled scalars_ (and row_) for the current row.
@@ -1130,20 +1142,10 @@ int TableCursor::column(sqlite3_context* ctx, int i) {
   if (scalars_valid_) return column_slow(ctx, i);
   if (scalars_for_fresh_registers_) {
     // column_scalar() with the other kind of result.
-    const auto at = static_cast<size_t>(i);
-    if (at < scalars_.size()) {
-      model::TableLayout::ColumnScalar& s = scalars_[at];
-      if (s.as == FramedAs::kUncheckedText) {
-        s.as = scalar_text_is_valid(s.element) ? FramedAs::kScalar : FramedAs::kOther;
-      }
-      if (s.as == FramedAs::kScalar) {
-        if (!table()->in_transaction || !sqlite3_vtab_nochange(ctx)) {
-          result_scalar_element_in_fresh_register(ctx, s.element);
-        }
-        return SQLITE_OK;
-      }
-    }
-    return column_slow(ctx, i);
+    const ScalarElement* e = scalar_at(i);
+    if (e == nullptr) return column_slow(ctx, i);
+    if (wants_value(ctx)) result_scalar_element_in_fresh_register(ctx, *e);
+    return SQLITE_OK;
   }
   // A covering index entry: a column holding a common scalar, no Status at all.
   TableVtab* t = table();
