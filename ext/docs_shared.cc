@@ -23,18 +23,6 @@ int set_idx_str(sqlite3_index_info* info, const std::string& s) {
 
 }  // namespace
 
-BytesView blob_view(sqlite3_value* v) {
-  const void* p = sqlite3_value_blob(v);
-  const int n = sqlite3_value_bytes(v);
-  if (p == nullptr) return BytesView();
-  return BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
-}
-
-std::string_view text_view(sqlite3_value* v) {
-  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
-  if (p == nullptr) return std::string_view();
-  return std::string_view(p, static_cast<size_t>(sqlite3_value_bytes(v)));
-}
 
 Status parse_docs_options(const std::string& table, int argc, const char* const* argv,
                           DocsOptions* out) {

@@ -20,6 +20,7 @@
 #include "ext/memory_registry.h"
 #include "ext/sqlite_api.h"
 #include "ext/sqlite_store.h"
+#include "ext/values.h"
 
 namespace tuplekv::ext::docs {
 
@@ -62,10 +63,6 @@ Status result_id(sqlite3_context* ctx, BytesView element);
 // Splits the part of a key after the prefix into the document's id
 // element (documents mode; empty in merge mode) and the rest.
 Status split_doc(model::DocsMode mode, BytesView rest, BytesView* doc, BytesView* after);
-
-// Views of an argument's bytes (empty for NULL).
-BytesView blob_view(sqlite3_value* v);
-std::string_view text_view(sqlite3_value* v);
 
 // xBestIndex of both modules: `n` equality-constrained columns, each with
 // its idxNum bit and idxStr name; the one with `id_bit` is re-checked by

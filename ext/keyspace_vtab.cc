@@ -36,12 +36,6 @@ constexpr int kIdxKeysOnly = 2;
 
 const char* storage_name(int type) { return storage_class_name(type); }
 
-BytesView blob_view(sqlite3_value* v) {
-  const void* p = sqlite3_value_blob(v);
-  const int n = sqlite3_value_bytes(v);
-  return p == nullptr ? BytesView() : BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
-}
-
 // SQL value -> packed element, for ANY columns (a BLOB is always bytes).
 Status encode_any(sqlite3_value* v, Bytes* out) {
   TupleValue e;

@@ -6,16 +6,6 @@
 
 namespace tuplekv::ext {
 
-namespace {
-
-BytesView blob_view(sqlite3_value* v) {
-  const void* p = sqlite3_value_blob(v);
-  const int n = sqlite3_value_bytes(v);
-  return p == nullptr ? BytesView() : BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
-}
-
-}  // namespace
-
 
 Result<TextRead> text_read_for(sqlite3* db) {
   TUPLEKV_ASSIGN_OR_RETURN(const bool utf8, database_is_utf8(db));

@@ -18,6 +18,7 @@
 #include "core/tuple.h"
 #include "ext/errors.h"
 #include "ext/table_vtab.h"
+#include "ext/values.h"
 
 namespace tuplekv::ext::table {
 
@@ -48,12 +49,6 @@ struct TableVtab::WriteScratch {
 };
 
 namespace {
-
-BytesView blob_view(sqlite3_value* v) {
-  const void* p = sqlite3_value_blob(v);
-  const int n = sqlite3_value_bytes(v);
-  return p == nullptr ? BytesView() : BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
-}
 
 void encode_rowid(int64_t id, Bytes* out) {
   out->clear();

@@ -9,16 +9,18 @@
 
 namespace tuplekv::ext {
 
-namespace {
-
 BytesView blob_view(sqlite3_value* v) {
-  const void* p = sqlite3_value_blob(v);
+  const void* p = sqlite3_value_blob(v);  // blob before bytes, as SQLite asks
   const int n = sqlite3_value_bytes(v);
   if (p == nullptr || n <= 0) return BytesView();
   return BytesView(static_cast<const char*>(p), static_cast<size_t>(n));
 }
 
-}  // namespace
+std::string_view text_view(sqlite3_value* v) {
+  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(v));
+  if (p == nullptr) return std::string_view();
+  return std::string_view(p, static_cast<size_t>(sqlite3_value_bytes(v)));
+}
 
 std::string_view core_detail(const Status& s) {
   std::string_view m = s.message();

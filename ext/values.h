@@ -105,6 +105,11 @@ std::string_view core_detail(const Status& s);
 // for messages such as "argument must be a BLOB, got TEXT".
 const char* storage_class_name(int sqlite_type);
 
+// Views of an argument's bytes: valid until the value changes; empty for
+// NULL and for an empty BLOB or TEXT.
+BytesView blob_view(sqlite3_value* v);
+std::string_view text_view(sqlite3_value* v);
+
 // sqlite3_result_blob / _text with a copy of `b`, reporting SQLITE_TOOBIG
 // for anything over 2 GiB instead of truncating.
 void result_blob(sqlite3_context* ctx, BytesView b);
