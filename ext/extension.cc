@@ -7,6 +7,7 @@ SQLITE_EXTENSION_INIT1
 #include <mutex>
 
 #include "ext/errors.h"
+#include "ext/limit_pushdown.h"
 #include "ext/registry.h"
 
 namespace tuplekv::ext {
@@ -38,6 +39,8 @@ int register_all(sqlite3* db, char** err) {
     const int rc = r(db, err);
     if (rc != SQLITE_OK) return rc;
   }
+  // Probed here, once per process, rather than inside the first xBestIndex.
+  limit_pushdown_allowed();
   return SQLITE_OK;
 }
 

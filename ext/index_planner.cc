@@ -4,6 +4,8 @@
 #include <cstring>
 #include <string>
 
+#include "ext/limit_pushdown.h"
+
 namespace tuplekv::ext {
 
 namespace {
@@ -103,6 +105,9 @@ int best_index(const IndexShape& shape, sqlite3_index_info* info, int idx_num) {
         break;
       case SQLITE_INDEX_CONSTRAINT_LIMIT:
       case SQLITE_INDEX_CONSTRAINT_OFFSET:
+        // Not on a SQLite that may have withheld a WHERE term (see
+        // limit_pushdown.h): left out, SQLite applies it.
+        if (!limit_pushdown_allowed()) continue;
         c.op = in.op == SQLITE_INDEX_CONSTRAINT_LIMIT ? PlanOp::kLimit : PlanOp::kOffset;
         if (sqlite3_vtab_rhs_value(info, i, &rhs) == SQLITE_OK && rhs != nullptr &&
             sqlite3_value_type(rhs) == SQLITE_INTEGER) {

@@ -23,7 +23,8 @@
 // For a column that sets a byte prefix of a position (tuplekv_kv's hidden
 // `prefix`): = and IS become kPrefix, and an IN list kPrefixIn, taken whole
 // (per value, SQLite would return a key under two of the prefixes twice).
-// LIMIT and OFFSET become kLimit/kOffset.
+// LIMIT and OFFSET become kLimit/kOffset where limit_pushdown_allowed(),
+// and are left out of the request otherwise.
 //
 // argv order in xFilter is the plan's term order; read_filter_args() reads
 // argv back into FilterArgs through a model-specific FilterValueReader

@@ -80,7 +80,8 @@
 // once, in key order), <, <=, >, >=, BETWEEN, LIKE/GLOB with a literal
 // prefix (a superset; SQLite re-checks); `prefix =`; ORDER BY key ASC/DESC
 // by scanning forward/backward; LIMIT/OFFSET when nothing is left for SQLite
-// to filter. Comparisons follow SQLite's order: every NULL comparison is
+// to filter and this SQLite withholds no WHERE term (ext/limit_pushdown.h;
+// 3.40 does). Comparisons follow SQLite's order: every NULL comparison is
 // false, and INTEGER/REAL/TEXT sort before every BLOB (key > 'a' is every
 // row). idxStr, shown by EXPLAIN QUERY PLAN, reads e.g.
 // `range key>=?1 AND key<?2 reverse`; idxNum bit 1 means the statement never

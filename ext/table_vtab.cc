@@ -109,6 +109,7 @@
 #include "core/tuple.h"
 #include "ext/errors.h"
 #include "ext/insert_rowid.h"
+#include "ext/limit_pushdown.h"
 #include "ext/registry.h"
 #include "ext/table_bounds.h"
 #include "ext/table_storage.h"
@@ -479,6 +480,10 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   int loose_any = std::numeric_limits<int>::max();
   for (int i = 0; i < info->nConstraint; ++i) {
     const auto& in = info->aConstraint[i];
+    if ((in.op == SQLITE_INDEX_CONSTRAINT_LIMIT || in.op == SQLITE_INDEX_CONSTRAINT_OFFSET) &&
+        !limit_pushdown_allowed()) {
+      continue;  // SQLite may have withheld a WHERE term (limit_pushdown.h)
+    }
     PlanConstraint pc;
     pc.usable = in.usable != 0;
     int pos = -1;
