@@ -382,7 +382,7 @@ class TableDiff {
   std::string predicate(const std::string& alias = "") {
     const Column& c = key_or_any_column();
     const std::string col = alias + c.name;
-    switch (pick(15)) {
+    switch (pick(16)) {
       case 0:
       case 1:
       case 2:
@@ -417,6 +417,12 @@ class TableDiff {
         static const char* kOps[] = {" > ", " >= ", " < ", " <= "};
         return "(" + col + ", " + alias + d.name + ")" + one_of(kOps) + "(" + value_of(c.type) + ", " +
                value_of(d.type) + ")";
+      }
+      case 14: {  // the row against itself: SQLite 3.40 keeps these from the table
+        const Column& d = any_column();
+        static const char* kOps[] = {" > ", " >= ", " < ", " <= ", " = "};
+        if (pick(4) == 0) return col + " IN (" + alias + d.name + ", " + value_of(c.type) + ")";
+        return col + one_of(kOps) + alias + d.name;
       }
       default:
         return col + " = " + other_value();
