@@ -8,6 +8,7 @@
 #include "ext/limit_pushdown.h"
 
 #include <atomic>
+#include <optional>
 
 #include "ext/sqlite_api.h"
 
@@ -62,35 +63,31 @@ sqlite3_module make_probe_module() {
 
 const sqlite3_module kProbeModule = make_probe_module();
 
-// Prepares `sql` and says whether the probe's xBestIndex was offered a
-// LIMIT (it sets *flag); *ok becomes false if `sql` could not be prepared.
-bool limit_offered(sqlite3* db, const char* sql, bool* flag, bool* ok) {
-  *flag = false;
+// Prepares `sql`: whether the probe's xBestIndex (which sets *seen) was
+// offered a LIMIT, or nullopt if `sql` could not be prepared.
+std::optional<bool> limit_offered(sqlite3* db, bool* seen, const char* sql) {
+  *seen = false;
   sqlite3_stmt* stmt = nullptr;
   const int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
   sqlite3_finalize(stmt);
-  if (rc != SQLITE_OK) *ok = false;
-  return *flag;
+  if (rc != SQLITE_OK) return std::nullopt;
+  return *seen;
 }
 
 bool probe() {
   sqlite3* db = nullptr;
-  if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
-      SQLITE_OK) {
-    sqlite3_close(db);
-    return false;
+  bool seen = false;
+  std::optional<bool> plain;
+  std::optional<bool> withheld;
+  if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) == SQLITE_OK &&
+      sqlite3_create_module_v2(db, "tuplekv_limit_probe", &kProbeModule, &seen, nullptr) == SQLITE_OK) {
+    // The control: a LIMIT with nothing to withhold is offered (3.38+).
+    plain = limit_offered(db, &seen, "SELECT a FROM tuplekv_limit_probe LIMIT 1");
+    // The question: is it offered although SQLite keeps `a > b` to itself?
+    withheld = limit_offered(db, &seen, "SELECT a FROM tuplekv_limit_probe WHERE a > b LIMIT 1");
   }
-  bool flag = false;
-  bool ok = sqlite3_create_module_v2(db, "tuplekv_limit_probe", &kProbeModule, &flag, nullptr) ==
-            SQLITE_OK;
-  // The control: a LIMIT with nothing to withhold is offered (3.38+).
-  const bool plain =
-      ok && limit_offered(db, "SELECT a FROM tuplekv_limit_probe LIMIT 1", &flag, &ok);
-  // The question: is it offered although SQLite keeps `a > b` to itself?
-  const bool withheld =
-      ok && limit_offered(db, "SELECT a FROM tuplekv_limit_probe WHERE a > b LIMIT 1", &flag, &ok);
   sqlite3_close(db);
-  return ok && plain && !withheld;
+  return plain == true && withheld == false;
 }
 
 }  // namespace
