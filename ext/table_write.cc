@@ -172,7 +172,7 @@ Status Writer::next_rowid(int64_t* out) {
     if (c->valid()) {
       TupleReader r(c->key().substr(t_->layout.row_prefix().size()));
       if (!r.next() || r.type() != ElementType::kInt) {
-        return Status::Corruption("table: an implicit row key that is not an integer");
+        return Status::Corruption("table: an implicit row key that is not an int64");
       }
       if (r.int64_value() == INT64_MAX) return random_rowid(out);
       next = r.int64_value() + 1;

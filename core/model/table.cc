@@ -878,7 +878,7 @@ namespace {
 // Puts the first `want` elements of `in`; returns how many bytes they take,
 // or npos when `in` holds fewer.
 template <typename Put>
-size_t split_leading_elements(BytesView in, size_t want, Put put, bool* last_is_int) {
+size_t split_leading_elements(BytesView in, size_t want, Put put) {
   size_t pos = 0;
   for (size_t i = 0; i < want; ++i) {
     const BytesView rest = in.substr(pos);
@@ -886,8 +886,6 @@ size_t split_leading_elements(BytesView in, size_t want, Put put, bool* last_is_
     // Status costs more than the split itself on this per-row path.
     size_t n = quick_element_size(rest);
     if (n == 0 && !element_size(rest, &n).ok()) return BytesView::npos;
-    const auto code = static_cast<uint8_t>(rest[0]);
-    *last_is_int = code >= 0x0b && code <= 0x1d;
     put(i, rest.substr(0, n));
     pos += n;
   }
@@ -895,8 +893,19 @@ size_t split_leading_elements(BytesView in, size_t want, Put put, bool* last_is_
 }
 
 template <typename Put>
-bool split_elements(BytesView in, size_t want, Put put, bool* last_is_int) {
-  return split_leading_elements(in, want, put, last_is_int) == in.size();
+bool split_elements(BytesView in, size_t want, Put put) {
+  return split_leading_elements(in, want, put) == in.size();
+}
+
+// An implicit key is a rowid: exactly one integer in int64's range. A
+// stored big integer there (0x0b/0x1d, or eight bytes past int64) is
+// damage, as any other type is.
+bool is_implicit_key(BytesView key_elements) {
+  ScalarElement e;
+  if (decode_scalar_element(key_elements, &e)) return e.type == ElementType::kInt;
+  // Eight-byte integers are not scalars to the fast decoder.
+  TupleReader r(key_elements);
+  return r.next() && r.type() == ElementType::kInt && !r.next() && r.status().ok();
 }
 
 }  // namespace
@@ -908,20 +917,18 @@ Status TableLayout::split_row(BytesView key, BytesView value, Elements* row,
   }
   row->resize(schema_.columns.size());
   *key_elements = key.substr(row_prefix_.size());
-  bool is_int = false;
   const bool implicit = schema_.key.empty();
-  if (!split_elements(
-          *key_elements, schema_.key_size(),
-          [&](size_t i, BytesView e) {
-            if (!implicit) (*row)[static_cast<size_t>(schema_.key[i])] = e;
-          },
-          &is_int)) {
+  if (!split_elements(*key_elements, schema_.key_size(), [&](size_t i, BytesView e) {
+        if (!implicit) (*row)[static_cast<size_t>(schema_.key[i])] = e;
+      })) {
     return Status::Corruption("table: a row key with the wrong number of key elements");
   }
-  if (implicit && !is_int) return Status::Corruption("table: an implicit row key that is not an integer");
-  if (!split_elements(
-          value, value_columns_.size(),
-          [&](size_t i, BytesView e) { (*row)[static_cast<size_t>(value_columns_[i])] = e; }, &is_int)) {
+  if (implicit && !is_implicit_key(*key_elements)) {
+    return Status::Corruption("table: an implicit row key that is not an int64");
+  }
+  if (!split_elements(value, value_columns_.size(), [&](size_t i, BytesView e) {
+        (*row)[static_cast<size_t>(value_columns_[i])] = e;
+      })) {
     return Status::Corruption("table: a row value with the wrong number of columns");
   }
   return Status::OK();
@@ -959,13 +966,14 @@ Status TableLayout::read_row(BytesView key, BytesView value, Elements* row, Scal
   if (row->size() != ncols) row->resize(ncols);
   if (scalars->size() != ncols) scalars->resize(ncols);
   *key_elements = BytesView(key.data() + prefix, key.size() - prefix);
-  bool is_int = false;
   if (schema_.key.empty()) {
     // The implicit key is no column: only check it, as split_row does.
-    if (!split_elements(*key_elements, 1, [](size_t, BytesView) {}, &is_int)) {
+    if (!split_elements(*key_elements, 1, [](size_t, BytesView) {})) {
       return Status::Corruption("table: a row key with the wrong number of key elements");
     }
-    if (!is_int) return Status::Corruption("table: an implicit row key that is not an integer");
+    if (!is_implicit_key(*key_elements)) {
+      return Status::Corruption("table: an implicit row key that is not an int64");
+    }
   } else if (!frame_columns(*key_elements, schema_.key.data(), schema_.key.size(), row->data(),
                             scalars->data())) {
     return Status::Corruption("table: a row key with the wrong number of key elements");
@@ -986,22 +994,18 @@ Status TableLayout::split_index(size_t i, BytesView entry, Elements* indexed,
   const BytesView body = entry.substr(p.size());
   const size_t want = schema_.indexes[i].columns.size();
   indexed->resize(want);
-  bool is_int = false;
-  const size_t n = split_leading_elements(
-      body, want, [&](size_t k, BytesView e) { (*indexed)[k] = e; }, &is_int);
+  const size_t n =
+      split_leading_elements(body, want, [&](size_t k, BytesView e) { (*indexed)[k] = e; });
   if (n == BytesView::npos) return Status::Corruption("table: a short index entry");
   *key_elements = body.substr(n);
   if (key_parts != nullptr) key_parts->resize(schema_.key_size());
-  if (!split_elements(
-          *key_elements, schema_.key_size(),
-          [&](size_t k, BytesView e) {
-            if (key_parts != nullptr) (*key_parts)[k] = e;
-          },
-          &is_int)) {
+  if (!split_elements(*key_elements, schema_.key_size(), [&](size_t k, BytesView e) {
+        if (key_parts != nullptr) (*key_parts)[k] = e;
+      })) {
     return Status::Corruption("table: an index entry with the wrong number of key elements");
   }
-  if (schema_.key.empty() && !is_int) {
-    return Status::Corruption("table: an index entry whose implicit key is not an integer");
+  if (schema_.key.empty() && !is_implicit_key(*key_elements)) {
+    return Status::Corruption("table: an index entry whose implicit key is not an int64");
   }
   return Status::OK();
 }

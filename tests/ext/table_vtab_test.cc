@@ -695,6 +695,43 @@ TEST_P(TableVtabTest, ImplicitKeysAfterTheLargestRowidAreRandomAsInSqlite) {
   EXPECT_EQ(db_.value("SELECT tuplekv_check('r')"), "ok");
 }
 
+// An implicit key is a rowid. The int64 extremes take eight bytes in a
+// tuple and are keys like any other; a stored integer past int64 is damage
+// to report as such wherever a row or index entry is read, never an
+// internal error.
+TEST_P(TableVtabTest, ImplicitKeysAreInt64AndABiggerStoredOneIsCorruption) {
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE e USING tuplekv_table(v TEXT, INDEX e_v(v)" +
+                       store_option() + ");"
+                       "INSERT INTO e(rowid, v) VALUES (9223372036854775807, 'max'),"
+                       " (-9223372036854775808, 'min'), (72057594037927936, 'eight bytes')"));
+  EXPECT_EQ(db_.rows("SELECT rowid, v FROM e ORDER BY rowid"),
+            (Rows{{"-9223372036854775808", "min"}, {"72057594037927936", "eight bytes"},
+                  {"9223372036854775807", "max"}}));
+  EXPECT_EQ(db_.rows("SELECT rowid FROM e WHERE v = 'max'"), (Rows{{"9223372036854775807"}}));
+  ASSERT_TRUE(db_.exec("UPDATE e SET v = 'least' WHERE rowid = -9223372036854775808"));
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('e')"), "ok");
+  if (GetParam() != "sqlite") return;
+
+  // 2^64 in the row's key, then in its index entry.
+  ASSERT_TRUE(db_.exec("UPDATE e_kv SET k = tuple_pack('e', tuple_bigint('18446744073709551616'))"
+                       " WHERE k = tuple_pack('e', 9223372036854775807)"));
+  const Rows stored = db_.rows("SELECT hex(k), hex(v) FROM e_kv ORDER BY k");
+  for (const char* sql : {"SELECT rowid, v FROM e", "SELECT v FROM e ORDER BY rowid DESC",
+                          "UPDATE e SET v = 'x'", "DELETE FROM e WHERE rowid > 0"}) {
+    EXPECT_EQ(db_.error_code(sql) & 0xff, SQLITE_CORRUPT) << sql;
+    EXPECT_THAT(db_.error(sql), HasSubstr("an implicit row key that is not an int64")) << sql;
+  }
+  EXPECT_THAT(db_.value("SELECT tuplekv_check('e')"), HasSubstr("not an int64"));
+  EXPECT_EQ(db_.rows("SELECT hex(k), hex(v) FROM e_kv ORDER BY k"), stored);
+
+  ASSERT_TRUE(db_.exec("DELETE FROM e_kv WHERE k = tuple_pack('e', tuple_bigint('18446744073709551616'));"
+                       "UPDATE e_kv SET k = tuple_pack('e_v', 'least', tuple_bigint('-18446744073709551616'))"
+                       " WHERE k = tuple_pack('e_v', 'least', -9223372036854775808)"));
+  EXPECT_EQ(db_.error_code("SELECT rowid FROM e WHERE v = 'least'") & 0xff, SQLITE_CORRUPT);
+  EXPECT_THAT(db_.error("SELECT rowid FROM e WHERE v = 'least'"),
+              HasSubstr("an index entry whose implicit key is not an int64"));
+}
+
 TEST_P(TableVtabTest, WhatSqliteRefusesVirtualTablesComesThroughAndChangesNothing) {
   const Rows before = db_.rows("SELECT * FROM users ORDER BY user_id");
   EXPECT_EQ(db_.error("UPDATE users SET name = 'x' WHERE user_id = 1 RETURNING name"),
