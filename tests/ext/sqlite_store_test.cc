@@ -1198,5 +1198,173 @@ TEST_F(SqliteStoreTest, MappedScanReportsCorruptRowValues) {
       << c.status().message();
 }
 
+
+// Every module over a shadow table that something other than tuplekv has
+// damaged (defensive mode off): random byte edits, truncations, wrong
+// types, in keys and values, in every shadow table a module keeps. Each
+// statement must either work or fail with an error that says what is
+// wrong; never crash (the sanitizer build runs this too), never an internal
+// error. The damage must be noticed at least some of the time, or the
+// edits miss what the modules read.
+struct DamagedModel {
+  const char* name;
+  const char* create;
+  const char* fill;
+  std::vector<const char*> statements;
+};
+
+const std::vector<DamagedModel>& damaged_models() {
+  static const std::vector<DamagedModel> models = {
+      {"table",
+       "CREATE VIRTUAL TABLE t USING tuplekv_table(a INTEGER, b TEXT, r TEXT, n REAL, x ANY,"
+       " PRIMARY KEY(a, b), INDEX t_r(r, n), UNIQUE INDEX t_x(x))",
+       "WITH s(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM s WHERE i < 11) INSERT INTO t"
+       " SELECT i % 6, substr('abcdef', i % 5 + 1, 1), 'x' || (i % 4), i * 0.5,"
+       " CASE i % 4 WHEN 0 THEN i WHEN 1 THEN 'q' || i WHEN 2 THEN x'0001' || i ELSE i + 0.5 END FROM s",
+       {"SELECT * FROM t", "SELECT * FROM t ORDER BY a DESC, b DESC", "SELECT * FROM t WHERE a = 3",
+        "SELECT * FROM t WHERE a = 3 AND b > 'b'", "SELECT * FROM t WHERE r = 'x2'",
+        "SELECT a, b, r FROM t WHERE r >= 'x1' ORDER BY r", "SELECT count(*), sum(n), max(r) FROM t",
+        "SELECT a FROM t WHERE x = 'q1'", "SELECT tuplekv_check('t')",
+        "UPDATE t SET n = n + 1 WHERE a = 2", "DELETE FROM t WHERE a = 4",
+        "INSERT OR REPLACE INTO t VALUES (3, 'b', 'x9', 1.5, 'q5')", "UPDATE t SET a = a + 100 WHERE a < 3",
+        "SELECT * FROM t WHERE a IN (1, 3, 5) ORDER BY b", "UPDATE t SET r = 'x0' WHERE r = 'x1'",
+        "SELECT tuplekv_check('t', 'rebuild')", "DELETE FROM t"}},
+      {"implicit key", "CREATE VIRTUAL TABLE t USING tuplekv_table(x TEXT, y ANY, INDEX t_y(y))",
+       "INSERT INTO t VALUES ('v1', 1), ('v2', 'a'), ('v3', 2.5), ('v4', NULL), ('v5', x'01')",
+       {"SELECT rowid, * FROM t", "SELECT * FROM t WHERE y = 1", "INSERT INTO t VALUES ('new', 3)",
+        "DELETE FROM t WHERE x > 'v3'", "UPDATE t SET y = 9", "SELECT tuplekv_check('t')"}},
+      {"kv", "CREATE VIRTUAL TABLE t USING tuplekv_kv",
+       "INSERT INTO t VALUES (tuple_pack(1, 1), x'01'), (tuple_pack(1, 2), x'02'), (tuple_pack(2, 'a'), x''),"
+       " (tuple_pack(3), tuple_pack('v'))",
+       {"SELECT * FROM t", "SELECT * FROM t WHERE prefix = tuple_pack(1)",
+        "SELECT * FROM t WHERE key > tuple_pack(2) ORDER BY key DESC", "SELECT tuple_unpack(key) FROM t",
+        "DELETE FROM t WHERE prefix = tuple_pack(2)", "UPDATE t SET value = x'00'"}},
+      {"cells", "CREATE VIRTUAL TABLE t USING tuplekv_cells(layout=both)",
+       "INSERT INTO t VALUES ('ada', 'born', 1815), ('ada', 'field', 'math'), (2, 1, 2.5), (2.5, 'x', NULL)",
+       {"SELECT * FROM t", "SELECT * FROM t WHERE row = 'ada'", "SELECT * FROM t WHERE col = 'born'",
+        "SELECT raw FROM t", "DELETE FROM t WHERE row = 2", "UPDATE t SET value = 5 WHERE row = 'ada'"}},
+      {"multimap", "CREATE VIRTUAL TABLE t USING tuplekv_multimap(student, class INTEGER, reverse=1)",
+       "INSERT INTO t VALUES ('al', 1), ('al', 2), ('bo', 2), (3, 4)",
+       {"SELECT * FROM t", "SELECT * FROM t WHERE student = 'al'", "SELECT * FROM t WHERE class = 2",
+        "SELECT count(*) FROM t WHERE student = 'bo'", "DELETE FROM t WHERE class = 1",
+        "UPDATE t SET class = 9 WHERE student = 'bo'"}},
+      {"docs",
+       "CREATE VIRTUAL TABLE t USING tuplekv_docs; CREATE VIRTUAL TABLE leaves USING tuplekv_leaves(t)",
+       "INSERT INTO t(doc) VALUES ('{\"a\":1,\"b\":[1,2,{\"c\":\"x\"}],\"d\":null}'),"
+       " ('[1,\"two\",3.5,true]'), ('{\"n\":{\"m\":[[]]}}')",
+       {"SELECT * FROM t", "SELECT doc FROM t WHERE id = 2", "SELECT doc FROM t WHERE id = 1 AND path = '$.b'",
+        "SELECT * FROM leaves", "SELECT * FROM leaves WHERE prefix = '$.b'",
+        "UPDATE t SET doc = '7' WHERE id = 1 AND path = '$.b[#]'",
+        "DELETE FROM t WHERE id = 1 AND path = '$.b[0]'",
+        "UPDATE t SET doc = '{\"z\":1}' WHERE id = 2", "DELETE FROM t WHERE id = 3"}},
+  };
+  return models;
+}
+
+std::string damaged(std::mt19937* rng, std::string b) {
+  auto pick = [&](size_t n) { return static_cast<size_t>((*rng)() % n); };
+  static const unsigned char kCodes[] = {0x00, 0x01, 0x02, 0x05, 0x0b, 0x0c, 0x14, 0x1c, 0x1d,
+                                         0x20, 0x21, 0x26, 0x27, 0x30, 0x32, 0x33, 0x40, 0xff};
+  switch (pick(7)) {
+    case 0:
+      if (!b.empty()) b[pick(b.size())] = static_cast<char>(pick(256));
+      break;
+    case 1:
+      if (!b.empty()) b.resize(pick(b.size()));
+      break;
+    case 2:
+      for (size_t n = 1 + pick(3); n > 0; --n) b.push_back(static_cast<char>(pick(256)));
+      break;
+    case 3:
+      b.insert(pick(b.size() + 1), 1, static_cast<char>(kCodes[pick(sizeof kCodes)]));
+      break;
+    case 4:
+      if (!b.empty()) b[pick(b.size())] ^= static_cast<char>(1 << pick(8));
+      break;
+    case 5:
+      if (b.size() > 1) std::swap(b[pick(b.size())], b[pick(b.size())]);
+      break;
+    default:
+      if (!b.empty()) b.back() = static_cast<char>(kCodes[pick(sizeof kCodes)]);
+      break;
+  }
+  return b;
+}
+
+TEST(SqliteStoreDamage, EveryModuleReportsDamagedShadowTablesCleanly) {
+  std::mt19937 rng(20261124);
+  std::map<std::string, int> noticed;
+  for (int round = 0; round < 600; ++round) {
+    const DamagedModel& m = damaged_models()[static_cast<size_t>(round) % damaged_models().size()];
+    SCOPED_TRACE(std::string(m.name) + ", round " + std::to_string(round));
+    testing::Db db;
+    ASSERT_TRUE(db.exec(m.create));
+    ASSERT_TRUE(db.exec(m.fill));
+    sqlite3* h = db.handle();
+    const testing::Rows shadows =
+        db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' AND name LIKE 't\\_%' ESCAPE '\\'");
+    ASSERT_FALSE(shadows.empty());
+    for (int edit = 1 + static_cast<int>(rng() % 3); edit > 0; --edit) {
+      const std::string table = shadows[rng() % shadows.size()][0];
+      const testing::Rows cols = db.rows("SELECT name FROM pragma_table_info('" + table + "')");
+      ASSERT_GE(cols.size(), 2u);
+      const std::string key_col = cols[0][0];
+      const std::string col = cols[rng() % cols.size()][0];
+      // Read the victim's key and the column's bytes, then write the
+      // column back damaged, or as a value of the wrong type.
+      sqlite3_stmt* read = nullptr;
+      ASSERT_EQ(sqlite3_prepare_v2(h, ("SELECT " + key_col + ", CAST(" + col + " AS BLOB) FROM " + table +
+                                       " ORDER BY random() LIMIT 1").c_str(),
+                                   -1, &read, nullptr),
+                SQLITE_OK);
+      if (sqlite3_step(read) == SQLITE_ROW) {
+        sqlite3_stmt* write = nullptr;
+        ASSERT_EQ(sqlite3_prepare_v2(h, ("UPDATE " + table + " SET " + col + " = ?1 WHERE " + key_col +
+                                         " = ?2").c_str(),
+                                     -1, &write, nullptr),
+                  SQLITE_OK);
+        const auto* p = static_cast<const char*>(sqlite3_column_blob(read, 1));
+        const size_t n = static_cast<size_t>(sqlite3_column_bytes(read, 1));
+        const std::string bytes = damaged(&rng, std::string(p != nullptr ? p : "", n));
+        switch (rng() % 6) {
+          case 0:
+            sqlite3_bind_text(write, 1, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+            break;
+          case 1:
+            sqlite3_bind_int(write, 1, 7);
+            break;
+          default:
+            sqlite3_bind_blob(write, 1, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
+            break;
+        }
+        sqlite3_bind_value(write, 2, sqlite3_column_value(read, 0));
+        sqlite3_step(write);  // may collide with another key: then nothing changes
+        sqlite3_finalize(write);
+      }
+      sqlite3_finalize(read);
+    }
+    for (const char* sql : m.statements) {
+      sqlite3_stmt* st = nullptr;
+      int rc = sqlite3_prepare_v2(h, sql, -1, &st, nullptr);
+      ASSERT_EQ(rc, SQLITE_OK) << sql << ": " << sqlite3_errmsg(h);
+      while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        for (int i = 0; i < sqlite3_column_count(st); ++i) sqlite3_column_text(st, i);
+      }
+      const std::string message = sqlite3_errmsg(h);
+      sqlite3_finalize(st);
+      if (rc == SQLITE_DONE) continue;
+      const int primary = rc & 0xff;
+      EXPECT_TRUE(primary == SQLITE_CORRUPT || primary == SQLITE_ERROR || primary == SQLITE_CONSTRAINT)
+          << sql << ": " << rc << " " << message;
+      EXPECT_EQ(message.find("internal"), std::string::npos) << sql << ": " << message;
+      EXPECT_FALSE(message.empty()) << sql;
+      if (primary == SQLITE_CORRUPT) ++noticed[m.name];
+    }
+  }
+  for (const DamagedModel& m : damaged_models()) {
+    EXPECT_GT(noticed[m.name], 0) << m.name << ": no statement ever reported the damage";
+  }
+}
+
 }  // namespace
 }  // namespace tuplekv::ext
