@@ -123,8 +123,6 @@ constexpr int kIdxCandidateMask = 0xff;
 constexpr int kIdxCovering = 0x100;
 constexpr int kIdxAmbiguous = 0x200;
 constexpr int kIdxLabelShift = 16;
-// A row fetched through an index costs about this many rows of scanning.
-constexpr double kFetchCost = 3;
 // Sorting n rows costs about this times n log2 n rows of scanning.
 constexpr double kSortCost = 1;
 
@@ -466,6 +464,33 @@ size_t fixed_positions(const Plan& plan, size_t n) {
   return run;
 }
 
+// What SQLite 3.40 charges (where.c, whereLoopAddBtreeIndex) for reading
+// one entry of index `index` of the native reference and for fetching its
+// row, in rows of the reference's own scan. An entry costs
+// 1 + (15 * szIdxRow) / szTabRow in LogEst units, as in a full scan
+// (core/model/native_scan.h); a row the index does not cover, 16 more.
+// So a range over a narrow index beats reading the whole table even with a
+// fetch per entry, as it does for SQLite.
+struct NativePrices {
+  double entry = 1;
+  double fetch = 1;
+};
+// An index read whole (to deliver an ORDER BY) or skip-scanned: a fetched
+// row costs about this many rows of scanning.
+constexpr double kWholeScanFetchCost = 3;
+
+NativePrices native_prices(const TableVtab& t, size_t index) {
+  int own = 16, entry = 16;
+  for (const model::NativeScan& scan : t.native_scans) {
+    if (scan.index == model::NativeScan::kPrimaryKey) own = scan.cost;
+    if (scan.index == static_cast<int>(index)) entry = scan.cost;
+  }
+  NativePrices p;
+  p.entry = std::exp2((entry - own) / 10.0);
+  p.fetch = std::exp2((16 - own) / 10.0);
+  return p;
+}
+
 Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool all_inexact) {
   Evaluated e;
   PlanRequest req;
@@ -633,10 +658,19 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
       if ((used >> bit) & 1) e.covering = e.covering && c.covers[col];
     }
   }
+  e.full_scan = std::all_of(e.plan.terms.begin(), e.plan.terms.end(), [](const PlanTerm& term) {
+    return term.op == PlanOp::kLimit || term.op == PlanOp::kOffset;
+  });
   e.cost = e.plan.cost;
   if (c.is_index) {
-    // Tie-break toward the primary key; pay for fetching rows.
-    e.cost += 1 + (e.covering ? 0 : e.plan.rows * kFetchCost);
+    // A search priced as SQLite prices it in the reference's index, so
+    // that both read the same index and visit rows in the same order
+    // (whole-table scans follow native_scans in best_index_table; SQLite
+    // skip-scans only with ANALYZE's statistics). Plus a tie-break toward
+    // the primary key.
+    const NativePrices prices = e.full_scan || e.plan.skip ? NativePrices{1, kWholeScanFetchCost}
+                                                           : native_prices(t, c.index);
+    e.cost = e.plan.cost * prices.entry + 1 + (e.covering ? 0 : e.plan.rows * prices.fetch);
   }
   // A candidate whose rows come in ORDER BY order spares SQLite a sort, as
   // a native table's index would; SQLite reads that index then, even with
@@ -687,13 +721,25 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   const double rows = std::max(e.plan.rows, 2.0);
   e.choice_cost = e.cost + (in_order ? 0 : rows * std::log2(rows) * kSortCost);
   e.delivers_order = in_order && !req.order_by.empty();
-  e.full_scan = std::all_of(e.plan.terms.begin(), e.plan.terms.end(), [](const PlanTerm& term) {
-    return term.op == PlanOp::kLimit || term.op == PlanOp::kOffset;
-  });
   return e;
 }
 
 }  // namespace
+
+// Where two indexes serve a statement equally well, the one the native
+// reference reads: SQLite prices an index's entries by their width (the
+// same term as in its full scans, core/model/native_scan.h) and, at equal
+// prices, keeps the first it meets, the newest index. Reading the same
+// index gives rows in the same order where a result shows it (a LIMIT
+// without ORDER BY, ties of an ORDER BY).
+bool natively_preferred(const TableVtab& t, size_t index, size_t than) {
+  int cost = 0, than_cost = 0;
+  for (const model::NativeScan& scan : t.native_scans) {
+    if (scan.index == static_cast<int>(index)) cost = scan.cost;
+    if (scan.index == static_cast<int>(than)) than_cost = scan.cost;
+  }
+  return cost != than_cost ? cost < than_cost : index > than;
+}
 
 int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   size_t best = 0;
@@ -707,7 +753,13 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
       e.ambiguous = ambiguous;
     }
     whole_table = whole_table && e.full_scan && !e.delivers_order;
-    if (k == 0 || e.choice_cost < evaluated[best].choice_cost) best = k;
+    if (k == 0 || e.choice_cost < evaluated[best].choice_cost) {
+      best = k;
+    } else if (e.choice_cost == evaluated[best].choice_cost && t->candidates[k].is_index &&
+               t->candidates[best].is_index &&
+               natively_preferred(*t, t->candidates[k].index, t->candidates[best].index)) {
+      best = k;
+    }
     evaluated.push_back(std::move(e));
   }
   // Only for a declared key, whose reference is a WITHOUT ROWID table. A

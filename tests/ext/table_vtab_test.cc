@@ -276,6 +276,47 @@ TEST_P(TableVtabTest, KeysDeclaredDescendingAreVisitedInTheReferencesOrder) {
   EXPECT_THAT(plan("SELECT a FROM dk ORDER BY a DESC"), HasSubstr("reverse"));
 }
 
+// A search reads the index SQLite reads in the reference, so that rows come
+// in its order where no ORDER BY sets one: a one-sided range through a
+// narrow index even with a row fetch per entry, and of two indexes that
+// serve a term equally, the narrower, then the newer.
+TEST_P(TableVtabTest, SearchesReadTheIndexTheReferenceReads) {
+  const std::string cols = "id INTEGER, a INTEGER, b INTEGER, t TEXT, pad TEXT, PRIMARY KEY(id)";
+  ASSERT_NO_FATAL_FAILURE(create_with_native(
+      "si", cols, ", INDEX si_at(a, t), INDEX si_ab(a, b), INDEX si_b(b)",
+      "CREATE INDEX n_at ON n(a, t); CREATE INDEX n_ab ON n(a, b); CREATE INDEX n_b ON n(b);",
+      " VALUES (1, 7, 9, 'z', 'p'), (2, 7, 1, 'a', 'q'), (3, 7, 5, 'm', 'r'), (4, 8, 3, 'b', 's'),"
+      " (5, 9, 2, 'y', 't'), (6, 7, 4, 'c', 'u'), (7, 6, 8, 'x', 'v')"));
+  struct Case {
+    const char* sql;
+    const char* native_index;
+    const char* index;
+  };
+  for (const Case& c : {
+           // a = 7: si_ab and si_at serve alike; si_ab's entries are narrower.
+           Case{"SELECT id, pad FROM @T WHERE a = 7", "n_ab", "index si_ab"},
+           Case{"SELECT id FROM @T WHERE a = 7 LIMIT 2", "n_ab", "index si_ab"},
+           // Equal width and use: the newer index.
+           Case{"SELECT id, pad FROM @T WHERE a = 7 AND b > 0", "n_ab", "index si_ab"},
+           Case{"SELECT id, pad FROM @T WHERE b > 2", "n_b", "index si_b"},
+           Case{"SELECT id, pad FROM @T WHERE b > 2 LIMIT 3", "n_b", "index si_b"},
+           Case{"SELECT id, pad FROM @T WHERE b BETWEEN 2 AND 8", "n_b", "index si_b"},
+       }) {
+    SCOPED_TRACE(c.sql);
+    EXPECT_THAT(plan(on(c.sql, "n")), HasSubstr(std::string("INDEX ") + c.native_index));
+    EXPECT_THAT(plan(on(c.sql, "si")), HasSubstr(c.index));
+    expect_as_native(c.sql, "si");
+  }
+  // Two single-column indexes on different columns, one term each: the
+  // newer.
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE tw USING tuplekv_table(id INTEGER, a INTEGER, b INTEGER,"
+                       " PRIMARY KEY(id), INDEX tw_a(a), INDEX tw_b(b)" + store_option() + ");"
+                       "CREATE TABLE nw(id INTEGER, a INTEGER, b INTEGER, PRIMARY KEY(id)) STRICT,"
+                       " WITHOUT ROWID; CREATE INDEX nw_a ON nw(a); CREATE INDEX nw_b ON nw(b);"));
+  EXPECT_THAT(plan("SELECT id FROM nw WHERE a = 1 AND b = 2"), HasSubstr("INDEX nw_b"));
+  EXPECT_THAT(plan("SELECT id FROM tw WHERE a = 1 AND b = 2"), HasSubstr("index tw_b"));
+}
+
 // Writes read TEXT as stored in a UTF-8 database (no terminator added) and
 // through SQLite's conversion in a UTF-16 one: both store UTF-8 elements.
 TEST_P(TableVtabTest, TextIsStoredAsUtf8WhateverTheDatabaseEncoding) {
