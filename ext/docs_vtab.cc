@@ -101,6 +101,7 @@
 #include "core/move_prefix.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
+#include "ext/created_in_transaction.h"
 #include "ext/docs_cache.h"
 #include "ext/docs_shared.h"
 #include "ext/errors.h"
@@ -777,9 +778,17 @@ int docs_init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3
   });
 }
 
+// Defined with the other slots below; xCreate joins an open transaction
+// through them (ext/created_in_transaction.h).
+template <Status (OrderedStore::*Hook)()>
+int docs_txn(sqlite3_vtab* vtab) noexcept;
+int docs_disconnect(sqlite3_vtab* vtab) noexcept;
+
 int docs_create(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
                 char** err) noexcept {
-  return docs_init(db, aux, argc, argv, out, err, true);
+  const int rc = docs_init(db, aux, argc, argv, out, err, true);
+  if (rc != SQLITE_OK) return rc;
+  return join_open_transaction(db, out, err, &docs_txn<&OrderedStore::begin>, &docs_disconnect);
 }
 
 int docs_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,

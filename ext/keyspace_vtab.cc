@@ -21,6 +21,7 @@
 #include "core/move_prefix.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
+#include "ext/created_in_transaction.h"
 #include "ext/errors.h"
 #include "ext/insert_rowid.h"
 #include "ext/strict_values.h"
@@ -819,9 +820,17 @@ int pair_init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3
   });
 }
 
+// Defined with the other slots below; xCreate joins an open transaction
+// through them (ext/created_in_transaction.h).
+template <Status (OrderedStore::*Hook)()>
+int pair_txn(sqlite3_vtab* vtab) noexcept;
+int pair_disconnect(sqlite3_vtab* vtab) noexcept;
+
 int pair_create(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
                 char** err) noexcept {
-  return pair_init(db, aux, argc, argv, out, err, true);
+  const int rc = pair_init(db, aux, argc, argv, out, err, true);
+  if (rc != SQLITE_OK) return rc;
+  return join_open_transaction(db, out, err, &pair_txn<&OrderedStore::begin>, &pair_disconnect);
 }
 
 int pair_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,

@@ -98,6 +98,7 @@
 
 #include "core/memory_store.h"
 #include "core/plan.h"
+#include "ext/created_in_transaction.h"
 #include "ext/errors.h"
 #include "ext/index_planner.h"
 #include "ext/insert_rowid.h"
@@ -549,9 +550,17 @@ int kv_init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_v
   });
 }
 
+// Defined with the other slots below; xCreate joins an open transaction
+// through them (ext/created_in_transaction.h).
+template <Status (OrderedStore::*Hook)()>
+int kv_txn(sqlite3_vtab* vtab) noexcept;
+int kv_disconnect(sqlite3_vtab* vtab) noexcept;
+
 int kv_create(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
               char** err) noexcept {
-  return kv_init(db, aux, argc, argv, out, err, true);
+  const int rc = kv_init(db, aux, argc, argv, out, err, true);
+  if (rc != SQLITE_OK) return rc;
+  return join_open_transaction(db, out, err, &kv_txn<&OrderedStore::begin>, &kv_disconnect);
 }
 
 int kv_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,

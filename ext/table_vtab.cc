@@ -107,6 +107,7 @@
 #include "core/spec_scan.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
+#include "ext/created_in_transaction.h"
 #include "ext/errors.h"
 #include "ext/insert_rowid.h"
 #include "ext/limit_pushdown.h"
@@ -1270,9 +1271,17 @@ int table_init(sqlite3* db, int argc, const char* const* argv, sqlite3_vtab** ou
   });
 }
 
+// Defined with the other slots below; xCreate joins an open transaction
+// through them (ext/created_in_transaction.h).
+template <Status (OrderedStore::*Hook)()>
+int table_txn(sqlite3_vtab* vtab) noexcept;
+int table_disconnect(sqlite3_vtab* vtab) noexcept;
+
 int table_create(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vtab** out,
                  char** err) noexcept {
-  return table_init(db, argc, argv, out, err, true);
+  const int rc = table_init(db, argc, argv, out, err, true);
+  if (rc != SQLITE_OK) return rc;
+  return join_open_transaction(db, out, err, &table_txn<&OrderedStore::begin>, &table_disconnect);
 }
 
 int table_connect(sqlite3* db, void*, int argc, const char* const* argv, sqlite3_vtab** out,
