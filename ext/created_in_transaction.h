@@ -9,7 +9,8 @@
 //
 //   int x_create(sqlite3* db, ..., sqlite3_vtab** out, char** err) noexcept {
 //     const int rc = init(db, ..., out, err);
-//     return rc == SQLITE_OK ? join_open_transaction(db, out, err, &x_begin, &x_disconnect) : rc;
+//     if (rc != SQLITE_OK) return rc;
+//     return join_open_transaction(db, out, err, &x_begin, &x_disconnect);
 //   }
 #ifndef TUPLEKV_EXT_CREATED_IN_TRANSACTION_H_
 #define TUPLEKV_EXT_CREATED_IN_TRANSACTION_H_
@@ -23,7 +24,8 @@ namespace tuplekv::ext {
 // the table is disconnected, *vtab cleared and its message moved to *err,
 // as xCreate reports a failure.
 inline int join_open_transaction(sqlite3* db, sqlite3_vtab** vtab, char** err,
-                                 int (*x_begin)(sqlite3_vtab*), int (*x_disconnect)(sqlite3_vtab*)) {
+                                 int (*x_begin)(sqlite3_vtab*),
+                                 int (*x_disconnect)(sqlite3_vtab*)) {
   if (sqlite3_get_autocommit(db) != 0) return SQLITE_OK;
   const int rc = x_begin(*vtab);
   if (rc == SQLITE_OK) return SQLITE_OK;

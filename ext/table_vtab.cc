@@ -465,6 +465,10 @@ size_t fixed_positions(const Plan& plan, size_t n) {
   return run;
 }
 
+// An index read whole (to deliver an ORDER BY) or skip-scanned: a fetched
+// row costs about this many rows of scanning.
+constexpr double kWholeScanFetchCost = 3;
+
 // What SQLite 3.40 charges (where.c, whereLoopAddBtreeIndex) for reading
 // one entry of index `index` of the native reference and for fetching its
 // row, in rows of the reference's own scan. An entry costs
@@ -476,9 +480,6 @@ struct NativePrices {
   double entry = 1;
   double fetch = 1;
 };
-// An index read whole (to deliver an ORDER BY) or skip-scanned: a fetched
-// row costs about this many rows of scanning.
-constexpr double kWholeScanFetchCost = 3;
 
 NativePrices native_prices(const TableVtab& t, size_t index) {
   int own = 16, entry = 16;
@@ -725,8 +726,6 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   return e;
 }
 
-}  // namespace
-
 // Where two indexes serve a statement equally well, the one the native
 // reference reads: SQLite prices an index's entries by their width (the
 // same term as in its full scans, core/model/native_scan.h) and, at equal
@@ -741,6 +740,8 @@ bool natively_preferred(const TableVtab& t, size_t index, size_t than) {
   }
   return cost != than_cost ? cost < than_cost : index > than;
 }
+
+}  // namespace
 
 int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   size_t best = 0;

@@ -14,16 +14,17 @@ namespace {
 
 struct Module {
   const char* name;
-  const char* create;  // "CREATE VIRTUAL TABLE x USING ...(" without store= and ")"
-  const char* first;   // a write of one row
-  const char* second;  // a write of another
+  const char* create;   // "CREATE VIRTUAL TABLE x USING ...(" without store= and ")"
+  const char* first;    // a write of one row
+  const char* second;   // a write of another
   const char* failing;  // writes a new row, then fails on the first one
-  const char* rows;    // the rows, in a stable order
+  const char* rows;     // the rows, in a stable order
 };
 
 const std::vector<Module>& modules() {
   static const std::vector<Module> all = {
-      {"table", "CREATE VIRTUAL TABLE x USING tuplekv_table(id INTEGER PRIMARY KEY, v TEXT, INDEX x_v(v)",
+      {"table",
+       "CREATE VIRTUAL TABLE x USING tuplekv_table(id INTEGER PRIMARY KEY, v TEXT, INDEX x_v(v)",
        "INSERT INTO x VALUES (1, 'a')", "INSERT INTO x VALUES (2, 'b')",
        "INSERT INTO x VALUES (5, 'e'), (1, 'again')", "SELECT id, v FROM x ORDER BY id"},
       {"kv", "CREATE VIRTUAL TABLE x USING tuplekv_kv(", "INSERT INTO x VALUES (x'01', x'aa')",
@@ -37,8 +38,9 @@ const std::vector<Module>& modules() {
        "INSERT INTO x VALUES ('al', 'math')", "INSERT INTO x VALUES ('bo', 'art')",
        "INSERT INTO x VALUES ('cy', 'art'), ('al', 'math')",
        "SELECT student, class FROM x ORDER BY student, class"},
-      {"docs", "CREATE VIRTUAL TABLE x USING tuplekv_docs(", "INSERT INTO x(id, doc) VALUES (1, '{\"a\":1}')",
-       "INSERT INTO x(id, doc) VALUES (2, '[2]')", "INSERT INTO x(id, doc) VALUES (5, '5'), (1, '{}')",
+      {"docs", "CREATE VIRTUAL TABLE x USING tuplekv_docs(",
+       "INSERT INTO x(id, doc) VALUES (1, '{\"a\":1}')", "INSERT INTO x(id, doc) VALUES (2, '[2]')",
+       "INSERT INTO x(id, doc) VALUES (5, '5'), (1, '{}')",
        "SELECT id, doc FROM x ORDER BY id"},
   };
   return all;
