@@ -329,6 +329,7 @@ Plan plan_direct(const PlanRequest& req) {
     out = std::min(rows, static_cast<double>(*known_limit));
   }
   plan.rows = std::max(out, 1.0);
+  plan.seeks = seeks;
   plan.cost = seeks * kSeekCost + read;
   return plan;
 }

@@ -168,6 +168,7 @@ struct Plan {
   bool skip = false;
   double cost = 0;
   double rows = 0;
+  double seeks = 1;  // ranges sought, counting an IN list as a guessed number of values
 };
 
 // Seeking to a range costs this many rows' worth of reading.

@@ -415,6 +415,7 @@ struct Evaluated {
   double choice_cost = 0;  // plus SQLite's sort when the rows come unsorted
   bool full_scan = false;  // no position constrained (LIMIT/OFFSET aside)
   bool delivers_order = false;  // the statement has an ORDER BY, and the rows come in it
+  bool native_search = false;   // an index search, priced by native_search_cost()
 };
 
 bool rhs_known(sqlite3_index_info* info, int i) {
@@ -469,28 +470,30 @@ size_t fixed_positions(const Plan& plan, size_t n) {
 // row costs about this many rows of scanning.
 constexpr double kWholeScanFetchCost = 3;
 
-// What SQLite 3.40 charges (where.c, whereLoopAddBtreeIndex) for reading
-// one entry of index `index` of the native reference and for fetching its
-// row, in rows of the reference's own scan. An entry costs
-// 1 + (15 * szIdxRow) / szTabRow in LogEst units, as in a full scan
-// (core/model/native_scan.h); a row the index does not cover, 16 more.
-// So a range over a narrow index beats reading the whole table even with a
-// fetch per entry, as it does for SQLite.
-struct NativePrices {
-  double entry = 1;
-  double fetch = 1;
-};
-
-NativePrices native_prices(const TableVtab& t, size_t index) {
+// What SQLite 3.40 charges (where.c, whereLoopAddBtreeIndex) for a search
+// of index `index` of the native reference, in rows of the reference's own
+// scan. In LogEst units, per range sought: a seek into its default
+// million-row table (estLog(200) = 43), plus each entry read at
+// 1 + (15 * szIdxRow) / szTabRow (the width term of a full scan,
+// core/model/native_scan.h), plus 16 for each row fetched where the index
+// does not cover the statement, summed with SQLite's rounding; then the
+// number of ranges (an IN list's length) added on. So a range over a
+// narrow index beats reading the whole table even with a fetch per entry,
+// and two indexes SQLite prices alike come out alike, as they do for
+// SQLite.
+double native_search_cost(const TableVtab& t, size_t index, const Plan& plan, bool covering) {
+  constexpr int kSeek = 43;
   int own = 16, entry = 16;
   for (const model::NativeScan& scan : t.native_scans) {
     if (scan.index == model::NativeScan::kPrimaryKey) own = scan.cost;
     if (scan.index == static_cast<int>(index)) entry = scan.cost;
   }
-  NativePrices p;
-  p.entry = std::exp2((entry - own) / 10.0);
-  p.fetch = std::exp2((16 - own) / 10.0);
-  return p;
+  const double seeks = std::max(plan.seeks, 1.0);
+  const int out = model::log_est(static_cast<uint64_t>(std::max(plan.rows / seeks, 1.0)));
+  int run = model::log_est_add(kSeek, out + entry);
+  if (!covering) run = model::log_est_add(run, out + 16);
+  run += model::log_est(static_cast<uint64_t>(seeks));
+  return std::exp2((run - own) / 10.0);
 }
 
 Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool all_inexact) {
@@ -670,9 +673,9 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     // (whole-table scans follow native_scans in best_index_table; SQLite
     // skip-scans only with ANALYZE's statistics). Plus a tie-break toward
     // the primary key.
-    const NativePrices prices = e.full_scan || e.plan.skip ? NativePrices{1, kWholeScanFetchCost}
-                                                           : native_prices(t, c.index);
-    e.cost = e.plan.cost * prices.entry + 1 + (e.covering ? 0 : e.plan.rows * prices.fetch);
+    e.native_search = !e.full_scan && !e.plan.skip;
+    e.cost = 1 + (e.native_search ? native_search_cost(t, c.index, e.plan, e.covering)
+                                  : e.plan.cost + (e.covering ? 0 : e.plan.rows * kWholeScanFetchCost));
   }
   // A candidate whose rows come in ORDER BY order spares SQLite a sort, as
   // a native table's index would; SQLite reads that index then, even with
@@ -727,12 +730,13 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
 }
 
 // Where two indexes serve a statement equally well, the one the native
-// reference reads: SQLite prices an index's entries by their width (the
-// same term as in its full scans, core/model/native_scan.h) and, at equal
-// prices, keeps the first it meets, the newest index. Reading the same
-// index gives rows in the same order where a result shows it (a LIMIT
-// without ORDER BY, ties of an ORDER BY).
-bool natively_preferred(const TableVtab& t, size_t index, size_t than) {
+// reference reads: at equal prices SQLite keeps the first it meets, the
+// newest index. A search's price already holds the index's width; a whole
+// index read (to deliver an ORDER BY) compares widths first, as
+// native_scan.h does. Reading the same index gives rows in the same order
+// where a result shows it (a LIMIT without ORDER BY, ties of an ORDER BY).
+bool natively_preferred(const TableVtab& t, size_t index, size_t than, bool searches) {
+  if (searches) return index > than;
   int cost = 0, than_cost = 0;
   for (const model::NativeScan& scan : t.native_scans) {
     if (scan.index == static_cast<int>(index)) cost = scan.cost;
@@ -759,7 +763,8 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
       best = k;
     } else if (e.choice_cost == evaluated[best].choice_cost && t->candidates[k].is_index &&
                t->candidates[best].is_index &&
-               natively_preferred(*t, t->candidates[k].index, t->candidates[best].index)) {
+               natively_preferred(*t, t->candidates[k].index, t->candidates[best].index,
+                                  e.native_search && evaluated[best].native_search)) {
       best = k;
     }
     evaluated.push_back(std::move(e));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <utility>
 
 #include "core/model/table.h"
 
@@ -23,6 +24,15 @@ int log_est(uint64_t x) {
     x >>= shift;
   }
   return kFraction[x & 7] + y - 10;
+}
+
+int log_est_add(int a, int b) {
+  static constexpr int kAdd[32] = {10, 10, 9, 9, 8, 8, 7, 7, 7, 6, 6, 6, 5, 5, 5, 4,
+                                   4,  4,  4, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 2, 2};
+  if (a < b) std::swap(a, b);
+  if (a > b + 49) return a;
+  if (a > b + 31) return a + 1;
+  return a + kAdd[a - b];
 }
 
 int size_estimate(std::string_view type) {

@@ -41,6 +41,10 @@ struct TableSchema;
 // SQLite's LogEst: about 10 * log2(x), as sqlite3LogEst computes it.
 int log_est(uint64_t x);
 
+// The LogEst of the sum of two LogEst values, as sqlite3LogEstAdd rounds it
+// (so two costs SQLite finds equal come out equal here too).
+int log_est_add(int a, int b);
+
 // SQLite's size estimate (szEst) of a column declared with `type` (the
 // whole declaration: "TEXT", "VARCHAR(20)", "" for none).
 int size_estimate(std::string_view type);

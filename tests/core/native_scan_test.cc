@@ -14,6 +14,17 @@
 namespace tuplekv::model {
 namespace {
 
+TEST(NativeScanTest, LogEstAddRoundsAsSqlite) {
+  // sqlite3LogEstAdd: the larger plus a step from its table, by difference.
+  EXPECT_EQ(log_est_add(0, 0), 10);    // 1 + 1 = 2
+  EXPECT_EQ(log_est_add(33, 33), 43);  // 10 + 10 = 20
+  EXPECT_EQ(log_est_add(41, 43), 52);
+  EXPECT_EQ(log_est_add(52, 49), 61);
+  EXPECT_EQ(log_est_add(53, 49), 61);  // two costs SQLite finds equal
+  EXPECT_EQ(log_est_add(40, 75), 76);  // more than 31 apart: one more
+  EXPECT_EQ(log_est_add(100, 40), 100);  // more than 49 apart: the larger
+}
+
 TEST(NativeScanTest, LogEstIsSqlites) {
   // sqlite3LogEst: 10 * log2(x), rounded through its table of fractions.
   EXPECT_EQ(log_est(0), 0);

@@ -296,7 +296,7 @@ TEST_P(TableVtabTest, SearchesReadTheIndexTheReferenceReads) {
            // a = 7: si_ab and si_at serve alike; si_ab's entries are narrower.
            Case{"SELECT id, pad FROM @T WHERE a = 7", "n_ab", "index si_ab"},
            Case{"SELECT id FROM @T WHERE a = 7 LIMIT 2", "n_ab", "index si_ab"},
-           // Equal width and use: the newer index.
+           // si_ab serves both terms.
            Case{"SELECT id, pad FROM @T WHERE a = 7 AND b > 0", "n_ab", "index si_ab"},
            Case{"SELECT id, pad FROM @T WHERE b > 2", "n_b", "index si_b"},
            Case{"SELECT id, pad FROM @T WHERE b > 2 LIMIT 3", "n_b", "index si_b"},
@@ -315,6 +315,18 @@ TEST_P(TableVtabTest, SearchesReadTheIndexTheReferenceReads) {
                        " WITHOUT ROWID; CREATE INDEX nw_a ON nw(a); CREATE INDEX nw_b ON nw(b);"));
   EXPECT_THAT(plan("SELECT id FROM nw WHERE a = 1 AND b = 2"), HasSubstr("INDEX nw_b"));
   EXPECT_THAT(plan("SELECT id FROM tw WHERE a = 1 AND b = 2"), HasSubstr("index tw_b"));
+  // A wider index that SQLite's rounded sums price the same as a narrower
+  // one: the newer.
+  const std::string wide = "id INTEGER, a INTEGER, b REAL, c TEXT, d INTEGER, e REAL, f TEXT, PRIMARY KEY(id)";
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE tr USING tuplekv_table(" + wide +
+                       ", INDEX tr_a(a), INDEX tr_ab(a, b)" + store_option() + "); CREATE TABLE nr(" +
+                       wide + ") STRICT, WITHOUT ROWID; CREATE INDEX nr_a ON nr(a);"
+                       " CREATE INDEX nr_ab ON nr(a, b);"));
+  for (const char* where : {"a = 1", "a IN (1, 2, 3)"}) {
+    SCOPED_TRACE(where);
+    EXPECT_THAT(plan(std::string("SELECT * FROM nr WHERE ") + where), HasSubstr("INDEX nr_ab"));
+    EXPECT_THAT(plan(std::string("SELECT * FROM tr WHERE ") + where), HasSubstr("index tr_ab"));
+  }
 }
 
 // Writes read TEXT as stored in a UTF-8 database (no terminator added) and
