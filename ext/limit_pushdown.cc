@@ -22,7 +22,8 @@ struct ProbeVtab : sqlite3_vtab {
   bool* limit_offered;
 };
 
-int probe_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out, char**) {
+int probe_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab** out,
+                  char**) noexcept {
   const int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(a, b)");
   if (rc != SQLITE_OK) return rc;
   auto* vtab = static_cast<ProbeVtab*>(sqlite3_malloc(sizeof(ProbeVtab)));
@@ -33,12 +34,12 @@ int probe_connect(sqlite3* db, void* aux, int, const char* const*, sqlite3_vtab*
   return SQLITE_OK;
 }
 
-int probe_disconnect(sqlite3_vtab* vtab) {
+int probe_disconnect(sqlite3_vtab* vtab) noexcept {
   sqlite3_free(vtab);
   return SQLITE_OK;
 }
 
-int probe_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
+int probe_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) noexcept {
   for (int i = 0; i < info->nConstraint; ++i) {
     if (info->aConstraint[i].op == SQLITE_INDEX_CONSTRAINT_LIMIT) {
       *static_cast<ProbeVtab*>(vtab)->limit_offered = true;
@@ -48,7 +49,7 @@ int probe_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) {
   return SQLITE_OK;
 }
 
-int probe_open(sqlite3_vtab*, sqlite3_vtab_cursor**) { return SQLITE_ERROR; }
+int probe_open(sqlite3_vtab*, sqlite3_vtab_cursor**) noexcept { return SQLITE_ERROR; }
 
 sqlite3_module make_probe_module() {
   sqlite3_module m{};

@@ -470,6 +470,16 @@ size_t fixed_positions(const Plan& plan, size_t n) {
 // row costs about this many rows of scanning.
 constexpr double kWholeScanFetchCost = 3;
 
+// What SQLite charges per entry to read index `index` of the native
+// reference (NativeScan::kPrimaryKey: its own key), in LogEst above the
+// row count: native_scan.h's 1 + (15 * szIdxRow) / szTabRow.
+int native_read_cost(const TableVtab& t, int index) {
+  for (const model::NativeScan& scan : t.native_scans) {
+    if (scan.index == index) return scan.cost;
+  }
+  return 16;  // a rowid table's own scan
+}
+
 // What SQLite 3.40 charges (where.c, whereLoopAddBtreeIndex) for a search
 // of index `index` of the native reference, in rows of the reference's own
 // scan. In LogEst units, per range sought: a seek into its default
@@ -483,11 +493,8 @@ constexpr double kWholeScanFetchCost = 3;
 // SQLite.
 double native_search_cost(const TableVtab& t, size_t index, const Plan& plan, bool covering) {
   constexpr int kSeek = 43;
-  int own = 16, entry = 16;
-  for (const model::NativeScan& scan : t.native_scans) {
-    if (scan.index == model::NativeScan::kPrimaryKey) own = scan.cost;
-    if (scan.index == static_cast<int>(index)) entry = scan.cost;
-  }
+  const int own = native_read_cost(t, model::NativeScan::kPrimaryKey);
+  const int entry = native_read_cost(t, static_cast<int>(index));
   const double seeks = std::max(plan.seeks, 1.0);
   const int out = model::log_est(static_cast<uint64_t>(std::max(plan.rows / seeks, 1.0)));
   int run = model::log_est_add(kSeek, out + entry);
@@ -674,8 +681,9 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     // skip-scans only with ANALYZE's statistics). Plus a tie-break toward
     // the primary key.
     e.native_search = !e.full_scan && !e.plan.skip;
+    const double fetches = e.covering ? 0 : e.plan.rows * kWholeScanFetchCost;
     e.cost = 1 + (e.native_search ? native_search_cost(t, c.index, e.plan, e.covering)
-                                  : e.plan.cost + (e.covering ? 0 : e.plan.rows * kWholeScanFetchCost));
+                                  : e.plan.cost + fetches);
   }
   // A candidate whose rows come in ORDER BY order spares SQLite a sort, as
   // a native table's index would; SQLite reads that index then, even with
@@ -737,11 +745,8 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
 // where a result shows it (a LIMIT without ORDER BY, ties of an ORDER BY).
 bool natively_preferred(const TableVtab& t, size_t index, size_t than, bool searches) {
   if (searches) return index > than;
-  int cost = 0, than_cost = 0;
-  for (const model::NativeScan& scan : t.native_scans) {
-    if (scan.index == static_cast<int>(index)) cost = scan.cost;
-    if (scan.index == static_cast<int>(than)) than_cost = scan.cost;
-  }
+  const int cost = native_read_cost(t, static_cast<int>(index));
+  const int than_cost = native_read_cost(t, static_cast<int>(than));
   return cost != than_cost ? cost < than_cost : index > than;
 }
 

@@ -52,6 +52,10 @@ class CreatedInTransactionTest : public ::testing::TestWithParam<std::string> {
     const std::string sql = m.create;
     return sql + (sql.back() == '(' ? "" : ", ") + "store=" + GetParam() + ")";
   }
+  // BEGIN, then the table and its first row inside that transaction.
+  std::string begin_create_and_write(const Module& m) const {
+    return "BEGIN; " + create(m) + "; " + m.first;
+  }
 };
 
 INSTANTIATE_TEST_SUITE_P(Stores, CreatedInTransactionTest, ::testing::Values("sqlite", "memory"),
@@ -61,9 +65,7 @@ TEST_P(CreatedInTransactionTest, WritesRollBackToSavepointsAndFailedStatementsUn
   for (const Module& m : modules()) {
     SCOPED_TRACE(m.name);
     Db db;
-    ASSERT_TRUE(db.exec("BEGIN"));
-    ASSERT_TRUE(db.exec(create(m)));
-    ASSERT_TRUE(db.exec(m.first));
+    ASSERT_TRUE(db.exec(begin_create_and_write(m)));
     const Rows one = db.rows(m.rows);
     ASSERT_EQ(one.size(), 1u);
     ASSERT_TRUE(db.exec("SAVEPOINT s"));
@@ -83,9 +85,7 @@ TEST_P(CreatedInTransactionTest, RollingBackTheTransactionDropsTheTableAndItsRow
   for (const Module& m : modules()) {
     SCOPED_TRACE(m.name);
     Db db;
-    ASSERT_TRUE(db.exec("BEGIN"));
-    ASSERT_TRUE(db.exec(create(m)));
-    ASSERT_TRUE(db.exec(m.first));
+    ASSERT_TRUE(db.exec(begin_create_and_write(m)));
     ASSERT_TRUE(db.exec("ROLLBACK"));
     EXPECT_EQ(db.value("SELECT count(*) FROM sqlite_schema WHERE name = 'x'"), "0");
     ASSERT_TRUE(db.exec(create(m)));
