@@ -36,9 +36,15 @@ bool is_range_op(PlanOp op) {
   return op == PlanOp::kGt || op == PlanOp::kGe || op == PlanOp::kLt || op == PlanOp::kLe;
 }
 
+// One value or several on its position: =, IN and, on a nullable
+// position, IS NULL.
+bool is_eq_op(PlanOp op) { return op == PlanOp::kEq || op == PlanOp::kIn || op == PlanOp::kIsNull; }
+
+// The tuple null element, which IS NULL on a nullable position equals.
+constexpr BytesView kNullElement("\x00", 1);
+
 bool is_exact_op(PlanOp op) {
-  return op == PlanOp::kEq || op == PlanOp::kIn || is_range_op(op) || op == PlanOp::kPrefix ||
-         op == PlanOp::kPrefixIn;
+  return is_eq_op(op) || is_range_op(op) || op == PlanOp::kPrefix || op == PlanOp::kPrefixIn;
 }
 
 bool is_key_op(PlanOp op) {
@@ -118,6 +124,8 @@ const char* op_text(PlanOp op) {
       return " LIKE ";
     case PlanOp::kGlob:
       return " GLOB ";
+    case PlanOp::kIsNull:
+      return " IS ";
     default:
       return "?";
   }
@@ -138,9 +146,9 @@ Plan plan_direct(const PlanRequest& req) {
 
   auto on_key = [&](const PlanConstraint& c) { return c.column >= 0 && c.column < n; };
 
-  // IS NULL on a key position: nothing can match.
+  // IS NULL on a position that is never NULL: nothing can match.
   for (const PlanConstraint& c : req.constraints) {
-    if (c.usable && c.op == PlanOp::kIsNull && on_key(c)) {
+    if (c.usable && c.op == PlanOp::kIsNull && on_key(c) && !req.columns[c.column].nullable) {
       plan.empty = true;
       plan.unique = true;
       plan.order_consumed = true;
@@ -155,7 +163,7 @@ Plan plan_direct(const PlanRequest& req) {
     if (c.op == PlanOp::kPrefix || c.op == PlanOp::kPrefixIn) {
       return !req.columns[pos].prefix_name.empty();
     }
-    if (!req.columns[pos].ordered && c.op != PlanOp::kEq && c.op != PlanOp::kIn) return false;
+    if (!req.columns[pos].ordered && !is_eq_op(c.op)) return false;
     if (c.op == PlanOp::kLike || c.op == PlanOp::kGlob) {
       return req.columns[pos].patterns && pattern_worth_using(c);
     }
@@ -170,7 +178,7 @@ Plan plan_direct(const PlanRequest& req) {
     bool range = false;
     for (const PlanConstraint& c : req.constraints) {
       if (!usable_on(c, pos)) continue;
-      if (c.op == PlanOp::kEq || c.op == PlanOp::kIn) eq = true; else range = true;
+      if (is_eq_op(c.op)) eq = true; else range = true;
     }
     if (eq) {
       ++eq_run;
@@ -191,8 +199,10 @@ Plan plan_direct(const PlanRequest& req) {
       t.op = c.op;
       t.column = pos;
       t.constraint = static_cast<int>(i);
-      t.omit = req.columns[pos].exact && is_exact_op(c.op);
-      if (!req.columns[pos].exact) any_inexact = true;
+      // IS NULL is exact on any column: NULL is one value and one element.
+      const bool exact = req.columns[pos].exact || c.op == PlanOp::kIsNull;
+      t.omit = exact && is_exact_op(c.op);
+      if (!exact) any_inexact = true;
       plan.terms.push_back(t);
     }
   }
@@ -203,17 +213,19 @@ Plan plan_direct(const PlanRequest& req) {
     }
     return false;
   };
+  // The position holds one value the scan and SQLite agree on.
+  auto fixed = [&](int pos) {
+    return has_term(pos, PlanOp::kIsNull) || (req.columns[pos].exact && has_term(pos, PlanOp::kEq));
+  };
 
   plan.point = req.unique && n > 0 && eq_run == n;
   plan.unique = plan.point;
   for (int pos = 0; plan.unique && pos < n; ++pos) {
-    if (!has_term(pos, PlanOp::kEq) || !req.columns[pos].exact) plan.unique = false;
+    if (!fixed(pos)) plan.unique = false;
   }
 
   // ORDER BY.
-  auto constant = [&](int pos) {
-    return pos < eq_run && req.columns[pos].exact && has_term(pos, PlanOp::kEq);
-  };
+  auto constant = [&](int pos) { return pos < eq_run && fixed(pos); };
   bool ordered = true;
   bool dir_set = false;
   bool desc = false;
@@ -228,11 +240,11 @@ Plan plan_direct(const PlanRequest& req) {
       ordered = false;
       break;
     }
+    if (constant(o.column)) continue;
     if (!req.columns[o.column].exact) {
       ordered = false;
       break;
     }
-    if (constant(o.column)) continue;
     while (expect < n && constant(expect)) ++expect;
     if (o.column != expect) {
       if (o.column < expect && complete()) continue;  // repeated key term
@@ -251,7 +263,7 @@ Plan plan_direct(const PlanRequest& req) {
   // Inexact positions in the equality run emit their values in encoding
   // order, not SQLite's, so a later position is not sorted overall.
   for (int pos = 0; ordered && pos < eq_run; ++pos) {
-    if (!req.columns[pos].exact && !req.order_by.empty()) ordered = false;
+    if (!fixed(pos) && !req.columns[pos].exact && !req.order_by.empty()) ordered = false;
   }
   plan.order_consumed = ordered && !req.order_by.empty();
   plan.reverse = plan.order_consumed && desc;
@@ -291,12 +303,18 @@ Plan plan_direct(const PlanRequest& req) {
   // Costs.
   double seeks = 1;
   double rows = table_rows;
+  double null_factor = 1;
   for (int pos = 0; pos < eq_run; ++pos) {
-    seeks *= has_term(pos, PlanOp::kEq) ? 1 : kInListGuess;
+    const bool one_value = has_term(pos, PlanOp::kEq) || has_term(pos, PlanOp::kIsNull);
+    seeks *= one_value ? 1 : kInListGuess;
+    // SQLite guesses that `x IS NULL` matches twice what `x = ?` does.
+    if (has_term(pos, PlanOp::kIsNull) && !has_term(pos, PlanOp::kEq) && !has_term(pos, PlanOp::kIn)) {
+      null_factor *= 2;
+    }
   }
   if (eq_run > 0) {
     constexpr int kKnown = static_cast<int>(std::size(kRowsPerPrefixValue));
-    rows = seeks * kRowsPerPrefixValue[std::min(eq_run, kKnown) - 1];
+    rows = seeks * kRowsPerPrefixValue[std::min(eq_run, kKnown) - 1] * null_factor;
   }
   if (plan.point) {
     rows = seeks;
@@ -503,6 +521,7 @@ class PlanParser {
         else if (eat(" IN ")) t.op = PlanOp::kIn;
         else if (eat(" LIKE ")) t.op = PlanOp::kLike;
         else if (eat(" GLOB ")) t.op = PlanOp::kGlob;
+        else if (eat(" IS ")) t.op = PlanOp::kIsNull;
         else return fail();
         t.column = column_of(name, &t.op);
         if (t.column < 0) return fail();
@@ -794,11 +813,15 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
       intervals_.swap(tmp_intervals_);
       continue;
     }
-    if (t.op == PlanOp::kEq || t.op == PlanOp::kIn) {
+    if (is_eq_op(t.op)) {
       Points& mine = has_points_ ? points_tmp_ : points_;
       mine.clear();
-      for (size_t k = 0; k < a.count; ++k) {
-        if (a.values[k].kind == FilterValue::Kind::kBytes) mine.add().assign(a.values[k].bytes);
+      if (t.op == PlanOp::kIsNull) {
+        mine.add().assign(kNullElement);
+      } else {
+        for (size_t k = 0; k < a.count; ++k) {
+          if (a.values[k].kind == FilterValue::Kind::kBytes) mine.add().assign(a.values[k].bytes);
+        }
       }
       if (mine.size() > 1) {
         std::sort(mine.begin(), mine.end(), bytes_less);
@@ -913,25 +936,29 @@ bool RangeBuilder::point_range(const Plan& plan, const std::vector<PlanColumn>& 
   const size_t n = columns.size() - first;
   if (n == 0 || n > kMaxPointColumns) return false;
   if (n > 1 && columns[first].encoding == KeyEncoding::kRaw) return false;  // raw keys are one position
-  // term_of[pos]: the index of the one = term on that position.
-  size_t term_of[kMaxPointColumns];
+  // value_of[pos]: the value of the one = or IS NULL term on that position.
+  BytesView value_of[kMaxPointColumns];
   size_t seen = 0;
   for (size_t i = 0; i < plan.terms.size(); ++i) {
     const PlanTerm& t = plan.terms[i];
     if (is_limit_op(t.op)) continue;
-    if (t.op != PlanOp::kEq || args[i].count != 1 ||
-        args[i].values[0].kind != FilterValue::Kind::kBytes) {
-      return false;
+    BytesView value = kNullElement;
+    if (t.op != PlanOp::kIsNull) {
+      if (t.op != PlanOp::kEq || args[i].count != 1 ||
+          args[i].values[0].kind != FilterValue::Kind::kBytes) {
+        return false;
+      }
+      value = args[i].values[0].bytes;
     }
     const size_t pos = static_cast<size_t>(t.column) - first;  // checked by build_ranges
     if (pos >= n || (seen >> pos) & 1) return false;
     seen |= size_t{1} << pos;
-    term_of[pos] = i;
+    value_of[pos] = value;
   }
   if (seen != (size_t{1} << n) - 1) return false;
   KeyRange& r = out->add();
   r.begin.assign(key_prefix);
-  for (size_t pos = 0; pos < n; ++pos) r.begin.append(args[term_of[pos]].values[0].bytes);
+  for (size_t pos = 0; pos < n; ++pos) r.begin.append(value_of[pos]);
   r.end.assign(r.begin);
   r.end.push_back(columns.back().encoding == KeyEncoding::kRaw ? '\0' : '\xff');
   return true;

@@ -27,6 +27,10 @@
 //     literal prefix); every usable constraint on those positions is used
 //     and the results are intersected. IN lists become several ranges, in
 //     key order (sorted, duplicates and NULLs dropped).
+//   - IS NULL matches nothing on a position that is never NULL; on a
+//     `nullable` one it is an equality with the null element, exact
+//     whatever the column, and SQLite's guess for it is twice an
+//     equality's rows.
 //   - A constraint is exact (omit) only when the column is `exact` (key
 //     order and equality are SQLite's for every value it can hold) and the
 //     operator is =, IN, <, <=, >, >= or the byte prefix. LIKE and GLOB are
@@ -83,7 +87,9 @@ enum class PlanOp : uint8_t {
               // xFilter call: a key under two of them is still read once
   kLike,    // LIKE pattern, SQLite's built-in semantics (ASCII case-insensitive)
   kGlob,    // GLOB pattern
-  kIsNull,  // IS NULL: a key position is never NULL, so nothing matches
+  kIsNull,  // IS NULL: nothing matches on a position that is never NULL; on a
+            // `nullable` one it is = the null element (its argument, NULL,
+            // is not read)
   kLimit,
   kOffset,
   kOther,   // a constraint the plan cannot use (another column, !=, ...)
@@ -117,6 +123,10 @@ struct PlanColumn {
   // Name of a hidden column whose `= value` means "this position's encoded
   // bytes start with value" (kPrefix); empty if there is none.
   std::string prefix_name;
+  // The position may hold NULL (an index over a nullable column), as the
+  // null element, which sorts first. IS NULL is then an equality with it,
+  // and SQLite's guess for it is twice an equality's rows.
+  bool nullable = false;
 };
 
 struct PlanConstraint {
@@ -158,7 +168,7 @@ struct PlanTerm {
 
 struct Plan {
   std::vector<PlanTerm> terms;  // argv order: terms[i] is argv[i] in xFilter
-  bool empty = false;           // no row can match (IS NULL on a key position)
+  bool empty = false;           // no row can match (IS NULL on a position never NULL)
   bool point = false;           // every range is exactly one key: look it up
   bool unique = false;          // at most one row (one =, no IN, unique key)
   bool reverse = false;         // scan from the end (ORDER BY ... DESC)
@@ -188,7 +198,8 @@ Plan plan_scan(const PlanRequest& request);
 //   range b>?1 skip a
 // Grammar: kind (' ' term (' AND ' term)*)? (' ' flag)*, kind one of empty,
 // point, range, full; term `name op ?N` with op = > >= < <=, or
-// `name IN ?N`, `name LIKE ?N`, `name GLOB ?N`, `prefix_name=?N`; flags
+// `name IN ?N`, `name LIKE ?N`, `name GLOB ?N`, `prefix_name=?N`,
+// `name IS ?N` (IS NULL on a nullable position: ?N is NULL); flags
 // `skip name0` (name0 the name of position 0), `reverse`, `limit ?N`,
 // `offset ?N`. Names that are not plain identifiers
 // are double-quoted. ?N is the argv position (1-based), so terms appear in

@@ -188,6 +188,8 @@ Status read_filter_args(const Plan& plan, int argc, sqlite3_value** argv,
       case PlanOp::kOffset:
         a.number = sqlite3_value_int64(v);
         break;
+      case PlanOp::kIsNull:
+        break;  // the builder knows its value
       case PlanOp::kIn:
       case PlanOp::kPrefixIn: {
         sqlite3_value* x = nullptr;

@@ -17,7 +17,7 @@
 //   LIKE, GLOB     kLike, kGlob (never omitted: the range is a superset);
 //                  only when the shape allows patterns; a literal pattern
 //                  known at prepare time with no literal prefix is not used
-//   IS NULL        kIsNull: the plan is empty
+//   IS NULL        kIsNull: the plan is empty (no position here is nullable)
 //   IS NOT NULL    ignored: always true for a key, harmless after LIMIT
 //   anything else  kOther (SQLite evaluates it; it blocks LIMIT pushdown)
 // For a column that sets a byte prefix of a position (tuplekv_kv's hidden
@@ -97,7 +97,8 @@ class FilterValueReader {
 };
 
 // Reads xFilter's argv into *args (resized to plan.terms.size(), buffers
-// reused). kLimit/kOffset take the integer value.
+// reused). kLimit/kOffset take the integer value; kIsNull reads nothing
+// (its value is the null element).
 Status read_filter_args(const Plan& plan, int argc, sqlite3_value** argv,
                         FilterValueReader* reader, std::vector<FilterArg>* args);
 

@@ -87,8 +87,10 @@
 //                  a GROUP BY's first row, min() over 0 and 0.0 or a LIMIT
 //                  without ORDER BY see what they would natively. Such a
 //                  scan holds its group in memory.
-// Index positions of nullable columns: IS NULL / IS are left to SQLite,
-// and `<` terms are re-checked (a range from the start meets the NULLs).
+// Index positions of nullable columns: IS NULL seeks the null element
+// (whatever the column's type or collation), `IS value` is left to
+// SQLite, and `<` terms are re-checked (a range from the start meets the
+// NULLs).
 #include "ext/table_vtab.h"
 
 #include <algorithm>
@@ -271,6 +273,7 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
   };
   auto add_position = [&](Candidate* c, int col, bool nullable) {
     c->columns.push_back(plan_column(col));
+    c->columns.back().nullable = nullable;
     c->types.push_back(col < 0 ? model::ColumnType::kInteger : table.columns[static_cast<size_t>(col)].type);
     const bool keyed = col >= 0 && table.columns[static_cast<size_t>(col)].keyed_by_collation();
     c->key_collations.push_back(keyed ? table.columns[static_cast<size_t>(col)].collation : std::string_view());
@@ -452,12 +455,13 @@ bool skip_scan_shape(const PlanRequest& req) {
   return second;
 }
 
-// The number of leading key positions (of `n`) the plan fixes with = or IN.
+// The number of leading key positions (of `n`) the plan fixes with =, IN or
+// IS NULL.
 size_t fixed_positions(const Plan& plan, size_t n) {
   std::vector<bool> fixed(n);
   for (const PlanTerm& term : plan.terms) {
-    if ((term.op == PlanOp::kEq || term.op == PlanOp::kIn) && term.column >= 0 &&
-        static_cast<size_t>(term.column) < n) {
+    const bool equality = term.op == PlanOp::kEq || term.op == PlanOp::kIn || term.op == PlanOp::kIsNull;
+    if (equality && term.column >= 0 && static_cast<size_t>(term.column) < n) {
       fixed[static_cast<size_t>(term.column)] = true;
     }
   }
@@ -536,7 +540,9 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
       const bool known = rhs_known(info, i);
       const std::string_view key_collation = c.key_collations[static_cast<size_t>(pos)];
       const bool pattern = in.op == SQLITE_INDEX_CONSTRAINT_LIKE || in.op == SQLITE_INDEX_CONSTRAINT_GLOB;
-      if (!key_collation.empty()) {
+      if (in.op == SQLITE_INDEX_CONSTRAINT_ISNULL) {
+        // No collation compares NULL: it is the null element in any keys.
+      } else if (!key_collation.empty()) {
         // Keyed by collation keys: only a comparison under that collation
         // follows their order (LIKE and GLOB follow none).
         if (pattern || coll == nullptr || !iequal(coll, std::string(key_collation).c_str())) pos = -1;
@@ -596,7 +602,8 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
             }
             break;
           case SQLITE_INDEX_CONSTRAINT_ISNULL:
-            if (nullable) break;
+            // An equality with the null element where the position is
+            // nullable (PlanColumn::nullable), else nothing matches.
             pc.column = pos;
             pc.op = PlanOp::kIsNull;
             break;
@@ -628,8 +635,20 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
       pc.op = PlanOp::kOther;
     }
   }
+  // ORDER BY terms on a column that IS NULL pins tie on every row: for
+  // SQLite's plan of the reference they are met by any index (where.c,
+  // wherePathSatisfiesOrderBy), so they neither favour a candidate nor
+  // need a sort. The others, in order: their aOrderBy entries.
+  std::vector<int> order_source;
   for (int k = 0; k < info->nOrderBy; ++k) {
     const int col = info->aOrderBy[k].iColumn;
+    bool pinned = false;
+    for (int i = 0; i < info->nConstraint && !pinned; ++i) {
+      const auto& in = info->aConstraint[i];
+      pinned = in.usable != 0 && in.op == SQLITE_INDEX_CONSTRAINT_ISNULL && col >= 0 && in.iColumn == col;
+    }
+    if (pinned) continue;
+    order_source.push_back(k);
     int pos = -1;
     if (col < 0) pos = c.rowid_position;
     else if (static_cast<size_t>(col) < c.position_of.size()) pos = c.position_of[static_cast<size_t>(col)];
@@ -637,6 +656,13 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   }
   if (skip_scan_shape(req)) req.leading_distinct = leading_distinct(t, c);
   e.plan = plan_scan(req);
+  if (all_inexact) {
+    // Such a scan may read the whole candidate (TableValueReader::
+    // fallback): SQLite must re-check every term, IS NULL too.
+    for (PlanTerm& term : e.plan.terms) {
+      if (term.op != PlanOp::kLimit && term.op != PlanOp::kOffset) term.omit = false;
+    }
+  }
   // Nullable positions: a range open below (x < 5, or x >= 'a' on a
   // BLOB, which every BLOB passes) starts at the NULLs, which no
   // comparison matches: SQLite must re-check.
@@ -692,6 +718,8 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   // visits ties by region). Over ANY positions (sorted scans) and
   // collation keys the order is there though never claimed, so it counts
   // as well.
+  // (Every term pinned: consumed, as the rows tie.)
+  if (info->nOrderBy > 0 && req.order_by.empty()) e.plan.order_consumed = true;
   bool in_order = e.plan.order_consumed || req.order_by.empty();
   if (!in_order && !all_inexact && (c.sql_order_from >= 0 || c.collation_keyed())) {
     PlanRequest as_sorted = req;
@@ -728,7 +756,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     } else if (next - c.column_of.size() < c.order_tail.size()) {
       col = c.order_tail[next - c.column_of.size()];
     }
-    const bool named = col != -2 && !e.plan.skip && col == info->aOrderBy[0].iColumn;
+    const bool named = col != -2 && !e.plan.skip && col == info->aOrderBy[order_source[0]].iColumn;
     e.plan.reverse = named ? (c.stored_descending != col_desc) != req.order_by[0].desc : c.stored_descending;
   }
   const double rows = std::max(e.plan.rows, 2.0);

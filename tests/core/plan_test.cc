@@ -665,6 +665,55 @@ TEST(RangeBuilderTest, PointKeysInAnyTermOrder) {
   EXPECT_EQ(render(spec), "[T\\x15\\x01\\x02b\\x00,T\\x15\\x01\\x02b\\x00\\xff)");
 }
 
+// A nullable position (an index over a nullable column): IS NULL is an
+// equality with the null element, exact even where the position is not,
+// guessed at twice an equality's rows; its argument is not read.
+TEST(RangeBuilderTest, IsNullOnANullablePositionSeeksTheNullElement) {
+  PlanRequest req;
+  req.columns = table_columns(/*k1_exact=*/false);
+  req.columns[0].nullable = true;
+  req.unique = true;
+  req.constraints = {con(PlanOp::kIsNull, 0)};
+  req.order_by = {PlanOrder{0, false}, PlanOrder{1, true}};
+  const Plan plan = plan_scan(req);
+  ASSERT_EQ(describe(plan, req.columns), "range k1 IS ?1 reverse");
+  EXPECT_FALSE(plan.empty);
+  EXPECT_EQ(omits(plan), "1");
+  EXPECT_TRUE(plan.order_consumed);  // k1 is pinned, k2 follows in key order
+  PlanRequest eq = req;
+  eq.columns[0].exact = true;
+  eq.constraints = {con(PlanOp::kEq, 0)};
+  EXPECT_EQ(plan.rows, 2 * plan_scan(eq).rows);
+  Result<Plan> parsed = parse_plan(describe(plan, req.columns), req.columns);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->terms.size(), 1u);
+  EXPECT_EQ(parsed->terms[0].op, PlanOp::kIsNull);
+  RangeBuilder b;
+  ScanSpec spec;
+  std::vector<FilterArg> args = {arg({})};
+  ASSERT_TRUE(b.build(*parsed, req.columns, "T", args.data(), args.size(), &spec).ok());
+  EXPECT_EQ(render(spec), "[T\\x00,T\\x00\\xff)");
+  // With k2 = 'b': one key, by the point path.
+  req.constraints = {con(PlanOp::kEq, 1), con(PlanOp::kIsNull, 0)};
+  req.order_by.clear();
+  const Plan point = plan_scan(req);
+  ASSERT_EQ(describe(point, req.columns), "point k1 IS ?1 AND k2=?2");
+  EXPECT_TRUE(point.unique);
+  args = {arg({}), arg({bytes(std::string("\x02" "b\x00", 3))})};
+  ASSERT_TRUE(b.build(point, req.columns, "T", args.data(), args.size(), &spec).ok());
+  EXPECT_EQ(render(spec), "[T\\x00\\x02b\\x00,T\\x00\\x02b\\x00\\xff)");
+  // IS NULL and = 1 on one position: nothing.
+  req.constraints = {con(PlanOp::kIsNull, 0), con(PlanOp::kEq, 0)};
+  const Plan both = plan_scan(req);
+  args = {arg({}), arg({bytes("\x15\x01")})};
+  ASSERT_TRUE(b.build(both, req.columns, "T", args.data(), args.size(), &spec).ok());
+  EXPECT_EQ(render(spec), "");
+  // Not nullable: the plan is empty, as before.
+  req.columns[0].nullable = false;
+  req.constraints = {con(PlanOp::kIsNull, 0)};
+  EXPECT_TRUE(plan_scan(req).empty);
+}
+
 // ---------------------------------------------------------------------------
 // Skip-scans
 

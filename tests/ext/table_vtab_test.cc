@@ -329,6 +329,77 @@ TEST_P(TableVtabTest, SearchesReadTheIndexTheReferenceReads) {
   }
 }
 
+// IS NULL on an index over a nullable column seeks its NULLs, whatever
+// the column's type, collation or direction, and the index read is the
+// one the reference reads.
+TEST_P(TableVtabTest, IsNullSearchesTheIndexForItsNulls) {
+  std::string rows = " VALUES ";
+  int nulls_of_a = 0;
+  for (int i = 1; i <= 40; ++i) {
+    const std::string a = i % 5 == 0 ? "NULL" : i % 2 == 1 ? "'X'" : "'x'";
+    const std::string b = i % 3 == 0 ? "NULL" : i % 3 == 1 ? std::to_string(i % 4) : "'v'";
+    const std::string c = i % 7 == 0 ? "NULL" : std::to_string(i % 6) + ".5";
+    const std::string d = i % 4 == 0 ? "NULL" : std::to_string(i);
+    nulls_of_a += i % 5 == 0 ? 1 : 0;
+    rows += (i > 1 ? ", (" : "(") + std::to_string(i) + ", " + a + ", " + b + ", " + c + ", " + d + ")";
+  }
+  ASSERT_NO_FATAL_FAILURE(create_with_native(
+      "nl", "id INTEGER, a TEXT COLLATE NOCASE, b ANY, c REAL, d INTEGER, PRIMARY KEY(id)",
+      ", INDEX nl_a(a), INDEX nl_bc(b, c), INDEX nl_d(d DESC)",
+      "CREATE INDEX n_a ON n(a); CREATE INDEX n_bc ON n(b, c); CREATE INDEX n_d ON n(d DESC);", rows));
+  struct Case {
+    const char* sql;
+    const char* native_index;
+    const char* plan;
+  };
+  for (const Case& c : {
+           Case{"SELECT * FROM @T WHERE a IS NULL", "n_a", "index nl_a: range a IS ?1"},
+           Case{"SELECT id FROM @T WHERE b IS NULL", "n_bc", "index nl_bc covering sorted: range b IS ?1"},
+           Case{"SELECT id FROM @T WHERE b IS NULL AND c IS NULL", "n_bc", "range b IS ?1 AND c IS ?2"},
+           Case{"SELECT id, c FROM @T WHERE b IS NULL AND c > 2", "n_bc", "range b IS ?1 AND c>?2"},
+           Case{"SELECT * FROM @T WHERE d IS NULL", "n_d", "index nl_d: range d IS ?1"},
+           Case{"SELECT id FROM @T WHERE d IS NULL LIMIT 3", "n_d", "index nl_d covering: range d IS ?1"},
+       }) {
+    SCOPED_TRACE(c.sql);
+    EXPECT_THAT(plan(on(c.sql, "n")), HasSubstr(std::string("INDEX ") + c.native_index));
+    EXPECT_THAT(plan(on(c.sql, "nl")), HasSubstr(c.plan));
+    expect_as_native(c.sql, "nl");
+  }
+  // Only the NULLs are read.
+  EXPECT_EQ(stat("nl", "SELECT * FROM nl WHERE a IS NULL", "rows"), nulls_of_a);
+  EXPECT_EQ(stat("nl", "SELECT * FROM nl WHERE a IS NULL", "ranges"), 1);
+  // A column the IS NULL pins leaves the rest of the ORDER BY to the index.
+  for (const char* sql : {"SELECT id FROM @T WHERE a IS NULL ORDER BY a, id DESC",
+                          "SELECT id FROM @T WHERE a IS NULL ORDER BY a"}) {
+    SCOPED_TRACE(sql);
+    EXPECT_THAT(plan(on(sql, "n")), Not(HasSubstr("TEMP B-TREE")));
+    EXPECT_THAT(plan(on(sql, "nl")), Not(HasSubstr("TEMP B-TREE")));
+    expect_as_native(sql, "nl");
+  }
+  // NULL is never equal to a value, and a key column is never NULL.
+  for (const char* sql : {"SELECT id FROM @T WHERE a IS NULL AND a = 'x'",
+                          "SELECT id FROM @T WHERE d IS NULL AND d < 10", "SELECT id FROM @T WHERE id IS NULL",
+                          "SELECT id FROM @T WHERE b IS NULL AND (b, c) <= ('v', 10)"}) {
+    SCOPED_TRACE(sql);
+    EXPECT_EQ(db_.rows(on(sql, "n")), Rows{});
+    EXPECT_EQ(db_.rows(on(sql, "nl")), Rows{});
+  }
+  // A row value's comparison reaches the table as `c1 <= ?` of a value it
+  // cannot see: a scan that may read the whole index, so SQLite must still
+  // check the IS NULL.
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE rv USING tuplekv_table(c0 INTEGER, c1 TEXT, INDEX rv_c1(c1 DESC)" +
+                       store_option() + "); CREATE TABLE nrv(c0 INTEGER, c1 TEXT) STRICT;"
+                       " CREATE INDEX nrv_c1 ON nrv(c1 DESC);"));
+  ASSERT_TRUE(db_.exec("INSERT INTO rv VALUES (7, ''), (3, NULL), (1, 'a'); INSERT INTO nrv SELECT * FROM rv"));
+  const char* row_value = "SELECT c0 FROM @T WHERE c1 IS NULL AND (c1, c0) <= (2.0, 10)";
+  EXPECT_THAT(plan(on(row_value, "rv")), HasSubstr("recheck: range c1 IS ?1 AND c1<=?2"));
+  EXPECT_EQ(db_.rows(on(row_value, "rv")), Rows{});
+  EXPECT_EQ(db_.rows(on(row_value, "nrv")), Rows{});
+  EXPECT_THAT(plan("SELECT id FROM nl WHERE id IS NULL"), HasSubstr(": empty"));
+  EXPECT_EQ(stat("nl", "SELECT id FROM nl WHERE id IS NULL", "rows"), 0);
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('nl')"), "ok");
+}
+
 // Writes read TEXT as stored in a UTF-8 database (no terminator added) and
 // through SQLite's conversion in a UTF-16 one: both store UTF-8 elements.
 TEST_P(TableVtabTest, TextIsStoredAsUtf8WhateverTheDatabaseEncoding) {
