@@ -778,6 +778,51 @@ bool natively_preferred(const TableVtab& t, size_t index, size_t than, bool sear
   return cost != than_cost ? cost < than_cost : index > than;
 }
 
+// The aConstraint entries a plan uses, sorted.
+std::vector<int> used_constraints(const Evaluated& e) {
+  std::vector<int> used;
+  for (const PlanTerm& term : e.plan.terms) {
+    if (term.op != PlanOp::kLimit && term.op != PlanOp::kOffset && term.constraint >= 0) {
+      used.push_back(e.source[static_cast<size_t>(term.constraint)]);
+    }
+  }
+  std::sort(used.begin(), used.end());
+  return used;
+}
+
+// SQLite never prices an index search above one that uses a proper subset
+// of its WHERE terms, unless only the subset's index covers the statement
+// (where.c, whereLoopAdjustCost): the superset costs the lesser of the two
+// and wins their tie. It matters where a term adds rows to the guess, as
+// IS NULL does (twice an equality's), which still narrows the search.
+void price_supersets_as_sqlite(std::vector<Evaluated>* evaluated) {
+  std::vector<size_t> order;
+  std::vector<std::vector<int>> used(evaluated->size());
+  for (size_t k = 0; k < evaluated->size(); ++k) {
+    if (!(*evaluated)[k].native_search) continue;
+    used[k] = used_constraints((*evaluated)[k]);
+    order.push_back(k);
+  }
+  // Subsets first, so a chain of them passes its price along.
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return used[a].size() < used[b].size(); });
+  for (size_t yi = 0; yi < order.size(); ++yi) {
+    Evaluated& y = (*evaluated)[order[yi]];
+    for (size_t xi = 0; xi < yi; ++xi) {
+      const Evaluated& x = (*evaluated)[order[xi]];
+      const std::vector<int>& xs = used[order[xi]];
+      const std::vector<int>& ys = used[order[yi]];
+      if (xs.size() >= ys.size() || (x.covering && !y.covering) ||
+          !std::includes(ys.begin(), ys.end(), xs.begin(), xs.end()) || x.cost > y.cost) {
+        continue;
+      }
+      const double sort = y.choice_cost - y.cost;
+      y.cost = std::nextafter(x.cost, 0.0);
+      y.choice_cost = y.cost + sort;
+    }
+  }
+}
+
 }  // namespace
 
 int best_index_table(TableVtab* t, sqlite3_index_info* info) {
@@ -792,6 +837,11 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
       e.ambiguous = ambiguous;
     }
     whole_table = whole_table && e.full_scan && !e.delivers_order;
+    evaluated.push_back(std::move(e));
+  }
+  price_supersets_as_sqlite(&evaluated);
+  for (size_t k = 0; k < evaluated.size(); ++k) {
+    const Evaluated& e = evaluated[k];
     if (k == 0 || e.choice_cost < evaluated[best].choice_cost) {
       best = k;
     } else if (e.choice_cost == evaluated[best].choice_cost && t->candidates[k].is_index &&
@@ -800,7 +850,6 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
                                   e.native_search && evaluated[best].native_search)) {
       best = k;
     }
-    evaluated.push_back(std::move(e));
   }
   // Only for a declared key, whose reference is a WITHOUT ROWID table. A
   // rowid table's own scan is also what `NOT INDEXED` (which SQLite does

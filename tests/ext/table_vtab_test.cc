@@ -400,6 +400,20 @@ TEST_P(TableVtabTest, IsNullSearchesTheIndexForItsNulls) {
   EXPECT_EQ(db_.value("SELECT tuplekv_check('nl')"), "ok");
 }
 
+// An index search that uses more of the WHERE terms is never priced above
+// one that uses fewer (as SQLite prices them), though IS NULL doubles the
+// rows guessed.
+TEST_P(TableVtabTest, AnIndexUsingMoreTermsIsNotPricedAboveOneUsingFewer) {
+  ASSERT_NO_FATAL_FAILURE(create_with_native(
+      "sp", "id INTEGER, x INTEGER, y INTEGER, pad TEXT, PRIMARY KEY(id)", ", INDEX sp_x(x), INDEX sp_xy(x, y)",
+      "CREATE INDEX n_x ON n(x); CREATE INDEX n_xy ON n(x, y);",
+      " VALUES (1, 2, NULL, 'a'), (2, 2, 5, 'b'), (3, 3, NULL, 'c'), (4, 2, NULL, 'd')"));
+  const char* sql = "SELECT id, pad FROM @T WHERE y IS NULL AND x = 2";
+  EXPECT_THAT(plan(on(sql, "n")), HasSubstr("INDEX n_xy (x=? AND y=?)"));
+  EXPECT_THAT(plan(on(sql, "sp")), HasSubstr("index sp_xy: range x=?1 AND y IS ?2"));
+  expect_as_native(sql, "sp");
+}
+
 // Writes read TEXT as stored in a UTF-8 database (no terminator added) and
 // through SQLite's conversion in a UTF-16 one: both store UTF-8 elements.
 TEST_P(TableVtabTest, TextIsStoredAsUtf8WhateverTheDatabaseEncoding) {
