@@ -635,17 +635,32 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
       pc.op = PlanOp::kOther;
     }
   }
-  // ORDER BY terms on a column that IS NULL pins tie on every row: for
-  // SQLite's plan of the reference they are met by any index (where.c,
-  // wherePathSatisfiesOrderBy), so they neither favour a candidate nor
-  // need a sort. The others, in order: their aOrderBy entries.
+  // ORDER BY terms on a column that IS NULL, or = under the column's
+  // collation, pins tie on every row: for SQLite's plan of the reference
+  // they are met by any index (where.c, wherePathSatisfiesOrderBy), so
+  // they neither favour a candidate nor need a sort. Not = on TEXT or ANY
+  // with a value SQLite cannot show (a join's column): its affinity may
+  // make unequal values match ('1' and '1.0' equal 1). Nor an IN list,
+  // which also comes as = (SQLite tells them apart among the first 32
+  // constraints only). The others, in order: their aOrderBy entries.
   std::vector<int> order_source;
   for (int k = 0; k < info->nOrderBy; ++k) {
     const int col = info->aOrderBy[k].iColumn;
     bool pinned = false;
-    for (int i = 0; i < info->nConstraint && !pinned; ++i) {
+    const bool table_column = col >= 0 && static_cast<size_t>(col) < t.table.columns.size();
+    for (int i = 0; i < info->nConstraint && !pinned && table_column; ++i) {
       const auto& in = info->aConstraint[i];
-      pinned = in.usable != 0 && in.op == SQLITE_INDEX_CONSTRAINT_ISNULL && col >= 0 && in.iColumn == col;
+      if (in.usable == 0 || in.iColumn != col) continue;
+      if (in.op == SQLITE_INDEX_CONSTRAINT_ISNULL) {
+        pinned = true;
+      } else if ((in.op == SQLITE_INDEX_CONSTRAINT_EQ && i < 32 && !sqlite3_vtab_in(info, i, -1)) ||
+                 in.op == SQLITE_INDEX_CONSTRAINT_IS) {
+        const char* coll = sqlite3_vtab_collation(info, i);
+        const std::string own(t.table.columns[static_cast<size_t>(col)].collation);
+        const model::ColumnType type = t.table.columns[static_cast<size_t>(col)].type;
+        const bool affinity_free = type != model::ColumnType::kText && type != model::ColumnType::kAny;
+        pinned = (affinity_free || rhs_known(info, i)) && iequal(coll == nullptr ? "BINARY" : coll, own.c_str());
+      }
     }
     if (pinned) continue;
     order_source.push_back(k);

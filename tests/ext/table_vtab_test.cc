@@ -414,6 +414,30 @@ TEST_P(TableVtabTest, AnIndexUsingMoreTermsIsNotPricedAboveOneUsingFewer) {
   expect_as_native(sql, "sp");
 }
 
+// An ORDER BY term on a column the WHERE pins to one value (= a literal
+// under its collation, or IS NULL) holds for any index: it does not
+// decide which index is read, as it does not for SQLite.
+TEST_P(TableVtabTest, OrderByAColumnTheWherePinsLeavesTheIndexChoiceAlone) {
+  ASSERT_NO_FATAL_FAILURE(create_with_native(
+      "op", "id INTEGER, x INTEGER, y INTEGER, z TEXT, PRIMARY KEY(id)",
+      ", INDEX op_xz(x, z), INDEX op_yz(y, z), INDEX op_y(y)",
+      "CREATE INDEX n_xz ON n(x, z); CREATE INDEX n_yz ON n(y, z); CREATE INDEX n_y ON n(y);",
+      " VALUES (1, 1, 2, 'a'), (2, 1, 2, 'b'), (3, 2, 2, 'c'), (4, 1, 3, NULL), (5, NULL, 2, 'e')"));
+  for (const char* sql : {"SELECT id FROM @T WHERE x = 1 AND y = 2 ORDER BY x",
+                          "SELECT id FROM @T WHERE x = 1 AND y = 2 ORDER BY x, id",
+                          "SELECT id FROM @T WHERE x IS NULL AND y = 2 ORDER BY x, id DESC"}) {
+    SCOPED_TRACE(sql);
+    EXPECT_THAT(plan(on(sql, "n")), HasSubstr("INDEX n_y (y=?)"));
+    EXPECT_THAT(plan(on(sql, "op")), HasSubstr("index op_y: range y=?1"));
+    expect_as_native(sql, "op");
+  }
+  // An IN list comes as = too, but pins nothing.
+  expect_as_native("SELECT id, x FROM @T WHERE x IN (1, 2) AND y = 2 ORDER BY x DESC, id", "op");
+  expect_as_native("SELECT id, x FROM @T WHERE x IN (SELECT x FROM @T) AND y = 2 ORDER BY x DESC", "op");
+  EXPECT_THAT(plan("SELECT id FROM op WHERE x = ?1 AND y = 2 ORDER BY x"), HasSubstr("index op_y:"));
+  EXPECT_THAT(plan("SELECT id FROM op WHERE x = ?1 AND y = 2 ORDER BY x"), Not(HasSubstr("TEMP B-TREE")));
+}
+
 // Writes read TEXT as stored in a UTF-8 database (no terminator added) and
 // through SQLite's conversion in a UTF-16 one: both store UTF-8 elements.
 TEST_P(TableVtabTest, TextIsStoredAsUtf8WhateverTheDatabaseEncoding) {
