@@ -507,6 +507,12 @@ double native_search_cost(const TableVtab& t, size_t index, const Plan& plan, bo
   return std::exp2((run - own) / 10.0);
 }
 
+// What sorting `rows` rows adds to a candidate's cost.
+double sort_cost(double rows) {
+  rows = std::max(rows, 2.0);
+  return rows * std::log2(rows) * kSortCost;
+}
+
 Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool all_inexact) {
   Evaluated e;
   PlanRequest req;
@@ -774,8 +780,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     const bool named = col != -2 && !e.plan.skip && col == info->aOrderBy[order_source[0]].iColumn;
     e.plan.reverse = named ? (c.stored_descending != col_desc) != req.order_by[0].desc : c.stored_descending;
   }
-  const double rows = std::max(e.plan.rows, 2.0);
-  e.choice_cost = e.cost + (in_order ? 0 : rows * std::log2(rows) * kSortCost);
+  e.choice_cost = e.cost + (in_order ? 0 : sort_cost(e.plan.rows));
   e.delivers_order = in_order && !req.order_by.empty();
   return e;
 }
@@ -831,9 +836,14 @@ void price_supersets_as_sqlite(std::vector<Evaluated>* evaluated) {
           !std::includes(ys.begin(), ys.end(), xs.begin(), xs.end()) || x.cost > y.cost) {
         continue;
       }
-      const double sort = y.choice_cost - y.cost;
+      // Fewer rows too (one LogEst unit), which SQLite's sort is priced
+      // by; and where SQLite also plans the statement without IN lists (a
+      // second xBestIndex call), costs it rounds alike leave the rows to
+      // decide, as they do for SQLite.
+      const bool sorts = y.choice_cost > y.cost;
       y.cost = std::nextafter(x.cost, 0.0);
-      y.choice_cost = y.cost + sort;
+      y.plan.rows = std::max(1.0, std::min(y.plan.rows, std::floor(x.plan.rows * 0.9)));
+      y.choice_cost = y.cost + (sorts ? sort_cost(y.plan.rows) : 0);
     }
   }
 }
