@@ -429,6 +429,23 @@ Plan plan_scan(const PlanRequest& req) {
   return plan;
 }
 
+std::optional<Plan> plan_filter(const PlanRequest& req) {
+  const int n = static_cast<int>(req.columns.size());
+  if (n < 2) return std::nullopt;
+  for (const PlanConstraint& c : req.constraints) {
+    if (c.usable && c.column == 0 && (is_key_op(c.op) || c.op == PlanOp::kIsNull)) return std::nullopt;
+  }
+  PlanRequest one_pass = req;
+  one_pass.leading_distinct = 1;  // the ranges apply to the whole key space at once
+  std::optional<Plan> plan = plan_skip(one_pass);
+  if (!plan) return std::nullopt;
+  plan->filter = true;
+  plan->point = false;  // a range per key: the pass checks keys, it looks none up
+  plan->cost = std::max(req.table_rows, 1.0) + kSeekCost;
+  plan->seeks = 1;
+  return plan;
+}
+
 // ---------------------------------------------------------------------------
 // The plan as text
 
@@ -436,7 +453,7 @@ std::string describe(const Plan& plan, const std::vector<PlanColumn>& columns) {
   std::string s;
   bool key_terms = false;
   for (const PlanTerm& t : plan.terms) key_terms |= !is_limit_op(t.op);
-  s = plan.empty ? "empty" : plan.point ? "point" : key_terms ? "range" : "full";
+  s = plan.empty ? "empty" : plan.filter ? "filter" : plan.point ? "point" : key_terms ? "range" : "full";
   bool first = true;
   std::string flags;
   for (size_t i = 0; i < plan.terms.size(); ++i) {
@@ -456,7 +473,7 @@ std::string describe(const Plan& plan, const std::vector<PlanColumn>& columns) {
     s += op_text(t.op);
     s += arg;
   }
-  if (plan.skip) {
+  if (plan.skip && !plan.filter) {
     s += " skip ";
     append_name(columns.at(0).name, &s);
   }
@@ -479,6 +496,8 @@ class PlanParser {
       plan.empty = true;
     } else if (kind == "point") {
       plan.point = true;
+    } else if (kind == "filter") {
+      plan.filter = plan.skip = true;
     } else if (kind != "range" && kind != "full") {
       return fail();
     }
@@ -927,6 +946,7 @@ Status RangeBuilder::build(const Plan& plan, const std::vector<PlanColumn>& colu
   if (columns.size() < 2) return Status::InvalidArgument("plan: a skip-scan needs two positions");
   TUPLEKV_RETURN_IF_ERROR(build_ranges(plan, columns, 1, {}, args, nargs, out));
   out->skip = true;
+  out->filter = plan.filter;
   return Status::OK();
 }
 

@@ -176,6 +176,10 @@ struct Plan {
   // Skip-scan over position 0: the terms are on later positions, and the
   // ranges are built relative to each distinct first element.
   bool skip = false;
+  // With skip: read every key in order, keeping those whose positions
+  // after the first fall in the ranges, rather than seeking group by group
+  // (SQLite's full scan of an index that filters on its later columns).
+  bool filter = false;
   double cost = 0;
   double rows = 0;
   double seeks = 1;  // ranges sought, counting an IN list as a guessed number of values
@@ -189,6 +193,12 @@ inline constexpr size_t kMaxPatternRanges = 16;
 
 Plan plan_scan(const PlanRequest& request);
 
+// The filtered scan of the whole key space for `request`: its terms on
+// positions after the first, as a skip-scan would use them, checked on
+// each key read in one pass (Plan::filter). Costs as reading every key.
+// nullopt when position 0 has a usable term or no later one has.
+std::optional<Plan> plan_filter(const PlanRequest& request);
+
 // The plan as readable text, also the idxStr SQLite stores and EXPLAIN
 // QUERY PLAN shows, e.g.
 //   point key=?1
@@ -196,8 +206,10 @@ Plan plan_scan(const PlanRequest& request);
 //   range prefix=?1 limit ?2 offset ?3
 //   full reverse
 //   range b>?1 skip a
+//   filter b>?1
 // Grammar: kind (' ' term (' AND ' term)*)? (' ' flag)*, kind one of empty,
-// point, range, full; term `name op ?N` with op = > >= < <=, or
+// point, range, full, filter (a skip plan read in one pass: no `skip`
+// flag); term `name op ?N` with op = > >= < <=, or
 // `name IN ?N`, `name LIKE ?N`, `name GLOB ?N`, `prefix_name=?N`,
 // `name IS ?N` (IS NULL on a nullable position: ?N is NULL); flags
 // `skip name0` (name0 the name of position 0), `reverse`, `limit ?N`,
@@ -262,6 +274,9 @@ struct ScanSpec {
   // for each first element the store holds (`begin` empty: from the
   // group's start; `end` empty: to its end). core/spec_scan.h scans them.
   bool skip = false;
+  // With skip: one pass over every key under key_prefix, keeping the keys
+  // whose part after the first element falls in a range (Plan::filter).
+  bool filter = false;
   uint64_t limit = 0;    // rows to return at most; 0 = no limit (see has_limit)
   bool has_limit = false;
   uint64_t offset = 0;   // rows to skip first
@@ -271,7 +286,7 @@ struct ScanSpec {
   KeyRange& mutable_range(size_t i) { return ranges_[i]; }
   void clear() {
     count_ = 0;
-    point = reverse = skip = has_limit = false;
+    point = reverse = skip = filter = has_limit = false;
     limit = offset = 0;
   }
   KeyRange& add() {

@@ -23,6 +23,7 @@ Status SpecScan::start(OrderedStore* store, BytesView prefix, const ScanSpec* sp
       (mapped && !(*mapping == mapping_))) {
     probe_.reset();
     scan_.reset();
+    pass_.reset();
     mapped_ = mapped;
     if (mapped) mapping_ = *mapping;
   }
@@ -33,6 +34,22 @@ Status SpecScan::start(OrderedStore* store, BytesView prefix, const ScanSpec* sp
   valid_ = false;
   if (!spec->skip) return open_range();
   prefix_.assign(prefix);
+  if (spec->filter) {
+    range_buf_.begin.assign(prefix_);
+    range_buf_.end.assign(prefix_);
+    range_buf_.end.push_back(kAfterElements);
+    ++seeks_;
+    if (spec->size() == 0) return Status::OK();
+    if (pass_ == nullptr) {
+      // Mapped: keys only, each kept one looked up (next_kept).
+      ScanOptions pass = options_;
+      pass.keys_only = options_.keys_only || mapped_;
+      TUPLEKV_ASSIGN_OR_RETURN(pass_, store_->scan(range_buf_, pass));
+    } else {
+      TUPLEKV_RETURN_IF_ERROR(pass_->rescan(range_buf_));
+    }
+    return next_kept();
+  }
   bound_.assign(prefix_);
   if (options_.reverse) bound_.push_back(kAfterElements);
   return next_group();
@@ -40,6 +57,10 @@ Status SpecScan::start(OrderedStore* store, BytesView prefix, const ScanSpec* sp
 
 Status SpecScan::next_range() {
   if (!valid_) return Status::OK();
+  if (spec_->filter) {
+    pass_->next();
+    return next_kept();
+  }
   if (!on_point_) TUPLEKV_RETURN_IF_ERROR(scan_->status());
   ++range_;
   TUPLEKV_RETURN_IF_ERROR(open_range());
@@ -79,6 +100,48 @@ Status SpecScan::next_group() {
     TUPLEKV_RETURN_IF_ERROR(open_range());
     if (valid_) return Status::OK();
   }
+}
+
+bool SpecScan::kept(BytesView rest) const {
+  // The ranges are in key order and apart: the last one starting at or
+  // before `rest` is the only one that can hold it.
+  size_t lo = 0;
+  size_t hi = spec_->size();
+  while (lo < hi) {
+    const size_t mid = lo + (hi - lo) / 2;
+    if (compare_bytes((*spec_)[mid].begin, rest) <= 0) lo = mid + 1;
+    else hi = mid;
+  }
+  if (lo == 0) return false;
+  const KeyRange& r = (*spec_)[lo - 1];
+  if (spec_->point) return rest == BytesView(r.begin);
+  return r.end.empty() || compare_bytes(rest, r.end) < 0;
+}
+
+Status SpecScan::next_kept() {
+  valid_ = false;
+  for (; pass_->valid(); pass_->next()) {
+    const BytesView key = pass_->key();
+    size_t size = 0;
+    TUPLEKV_RETURN_IF_ERROR(element_size(key.substr(prefix_.size()), &size));
+    if (!kept(key.substr(prefix_.size() + size))) continue;
+    point_key_.assign(key);
+    point_found_ = true;
+    if (mapped_) {
+      point_value_.clear();
+      point_found_ = map_key(mapping_, key, &point_mapped_key_);
+      ++seeks_;
+      if (point_found_) {
+        TUPLEKV_RETURN_IF_ERROR(store_->get(point_mapped_key_, &point_value_, &point_found_));
+      }
+    } else {
+      point_value_.assign(pass_->value());
+    }
+    on_point_ = true;
+    valid_ = true;
+    return Status::OK();
+  }
+  return pass_->status();
 }
 
 void SpecScan::group_range(size_t i, KeyRange* out) const {

@@ -12,6 +12,12 @@
 // has few distinct values; the planner decides that from
 // count_leading_elements().
 //
+// A filter spec (spec.skip and spec.filter) is read in one pass instead:
+// every key under the prefix, in order, keeping those whose part after the
+// first element falls in one of the relative ranges. A mapped one reads
+// keys only and looks up the mapped key of each key it keeps, so the
+// others cost no lookup.
+//
 //   SpecScan scan;
 //   TUPLEKV_RETURN_IF_ERROR(scan.start(store, prefix, spec, keys_only));
 //   while (scan.valid()) {
@@ -69,6 +75,7 @@ class SpecScan {
   void reset() {
     probe_.reset();
     scan_.reset();
+    pass_.reset();
     store_ = nullptr;
     valid_ = false;
   }
@@ -86,6 +93,12 @@ class SpecScan {
   Status open_range();
   // A skip-scan's range `i` (in spec order), made absolute for the group.
   void group_range(size_t i, KeyRange* out) const;
+  // Filter specs: from scan_'s key on, the first key kept (its pair in the
+  // point_ fields), or the end.
+  Status next_kept();
+  // Whether `rest` (a key after prefix_ and its first element) is in a
+  // range of the spec.
+  bool kept(BytesView rest) const;
 
   OrderedStore* store_ = nullptr;
   const ScanSpec* spec_ = nullptr;
@@ -100,6 +113,7 @@ class SpecScan {
   bool valid_ = false;
   std::unique_ptr<Cursor> probe_;  // finds groups
   std::unique_ptr<Cursor> scan_;   // scans ranges
+  std::unique_ptr<Cursor> pass_;   // reads a filter spec's keys
   KeyRange range_buf_;
   Bytes point_key_;
   Bytes point_value_;

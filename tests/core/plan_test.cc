@@ -842,6 +842,42 @@ TEST(SkipScanPlanTest, DescriptionsRoundTrip) {
   EXPECT_EQ(describe(*q_back, odd), describe(q, odd));
 }
 
+// A filter plan: the skip-scan's terms, checked on every key in one pass.
+TEST(SkipScanPlanTest, FilterPlansReadTheWholeKeySpaceOnce) {
+  PlanRequest req;
+  req.columns = three_columns();
+  req.constraints = {con(PlanOp::kGt, 2), con(PlanOp::kEq, 1)};
+  req.order_by = {PlanOrder{0, false}, PlanOrder{2, false}};
+  const std::optional<Plan> f = plan_filter(req);
+  ASSERT_TRUE(f.has_value());
+  EXPECT_TRUE(f->skip && f->filter);
+  EXPECT_EQ(f->cost, req.table_rows + kSeekCost);
+  EXPECT_EQ(describe(*f, req.columns), "filter k2=?1 AND k3>?2");
+  EXPECT_TRUE(f->order_consumed);  // key order, as a skip-scan's
+  Result<Plan> parsed = parse_plan(describe(*f, req.columns), req.columns);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  EXPECT_TRUE(parsed->skip && parsed->filter);
+  RangeBuilder b;
+  ScanSpec spec;
+  std::vector<FilterArg> args = {arg({bytes("\x15\x01")}), arg({bytes("\x15\x05")})};
+  ASSERT_TRUE(b.build(*parsed, req.columns, "T", args.data(), args.size(), &spec).ok());
+  EXPECT_TRUE(spec.skip && spec.filter);
+  EXPECT_EQ(render(spec), "[\\x15\\x01\\x15\\x05\\xff,\\x15\\x02)");
+  // Not with a term on position 0 (seek there instead), nor without one after it.
+  req.constraints = {con(PlanOp::kEq, 0), con(PlanOp::kGt, 1)};
+  EXPECT_FALSE(plan_filter(req).has_value());
+  req.constraints = {con(PlanOp::kOther, 1)};
+  EXPECT_FALSE(plan_filter(req).has_value());
+  for (const char* bad : {"filter", "filter k2>?1 skip k1", "filter k1>?1"}) {
+    Result<Plan> p = parse_plan(bad, req.columns);
+    if (p.ok()) {  // parses, but a term on position 0 cannot be built
+      EXPECT_EQ(b.build(*p, req.columns, "T", args.data(), 1, &spec).code(), StatusCode::kInvalidArgument) << bad;
+    } else {
+      EXPECT_EQ(p.status().code(), StatusCode::kInternal) << bad;
+    }
+  }
+}
+
 TEST(SkipScanPlanTest, RangesAreRelativeToEachFirstElement) {
   const Plan plan = plan_with_distinct({con(PlanOp::kIn, 1), con(PlanOp::kGt, 2)}, {}, 10);
   ASSERT_EQ(describe(plan, three_columns()), "range k2 IN ?1 AND k3>?2 skip k1");
