@@ -70,7 +70,11 @@
 // while its second is gets a skip-scan (`... skip region`, core/spec_scan.h)
 // when its first position holds at most kSkipScanDistinct values; the
 // count is taken at planning with one seek per value and kept until the
-// table is next written. Per column type (DESIGN.md §6):
+// table is next written. Otherwise an index that does not cover the
+// statement may be read in one filtered pass (`index i: filter b=?1`),
+// looking up only the rows whose entries pass, where SQLite's costs read
+// the reference's index so (native_filter_cost). Per column type
+// (DESIGN.md §6):
 //   INTEGER, REAL  exact: the right-hand side gets numeric affinity, as
 //                  SQLite gives it; INTEGER vs REAL bounds are converted
 //                  exactly (a > 2.5 is a > 2; REAL vs an integer beyond
@@ -507,6 +511,43 @@ double native_search_cost(const TableVtab& t, size_t index, const Plan& plan, bo
   return std::exp2((run - own) / 10.0);
 }
 
+// What SQLite 3.40 charges (where.c, whereLoopAddBtree, "full scan via
+// index") to read all of index `c` of the native reference and fetch the
+// rows of the entries its WHERE terms let through, in rows of the
+// reference's own scan (as native_search_cost()). In LogEst units: the
+// default row count (1,048,576: 200) plus the per-entry cost, summed with
+// the row lookups, which start at the row count plus 16 and drop by 1 for
+// each WHERE term the index holds (20 for = and IS, not IN), counting terms in
+// order up to the first it does not hold. SQLite counts the terms it does
+// not show a virtual table too: this sees only those it shows. As a share
+// of `full`, the cost of a scan of the whole table here, against which the
+// reference's full scan (the row count plus its own per-row cost) is
+// weighed: at equal prices SQLite keeps the index, which it meets first.
+double native_filter_cost(const TableVtab& t, const Candidate& c, sqlite3_index_info* info, double full) {
+  constexpr int kRows = 200;
+  const int own = native_read_cost(t, model::NativeScan::kPrimaryKey);
+  const int entry = native_read_cost(t, static_cast<int>(c.index));
+  const model::TableIndex& index = t.table.indexes[c.index];
+  auto held = [&](int col) {
+    if (col < 0 || static_cast<size_t>(col) >= t.table.columns.size()) return false;
+    return std::find(index.columns.begin(), index.columns.end(), col) != index.columns.end() ||
+           std::find(t.table.key.begin(), t.table.key.end(), col) != t.table.key.end();
+  };
+  int lookups = kRows + 16;
+  for (int i = 0; i < info->nConstraint; ++i) {
+    const auto& in = info->aConstraint[i];
+    if (in.op == SQLITE_INDEX_CONSTRAINT_LIMIT || in.op == SQLITE_INDEX_CONSTRAINT_OFFSET) continue;
+    if (!held(in.iColumn)) break;
+    // (An IN list comes as = too.)
+    const bool eq = (in.op == SQLITE_INDEX_CONSTRAINT_EQ && !(i < 32 && sqlite3_vtab_in(info, i, -1))) ||
+                    in.op == SQLITE_INDEX_CONSTRAINT_IS;
+    lookups -= eq ? 20 : 1;
+  }
+  const int run = model::log_est_add(kRows + entry, lookups);
+  const double cost = full * std::exp2((run - kRows - own) / 10.0);
+  return run > kRows + own ? cost : std::min(cost, std::nextafter(full, 0.0));
+}
+
 // What sorting `rows` rows adds to a candidate's cost.
 double sort_cost(double rows) {
   rows = std::max(rows, 2.0);
@@ -675,8 +716,39 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     else if (static_cast<size_t>(col) < c.position_of.size()) pos = c.position_of[static_cast<size_t>(col)];
     req.order_by.push_back(PlanOrder{pos, info->aOrderBy[k].desc != 0});
   }
-  if (skip_scan_shape(req)) req.leading_distinct = leading_distinct(t, c);
+  // Covering: every column read is in the index entry.
+  e.covering = !c.is_index;
+  if (c.is_index) {
+    e.covering = true;
+    const sqlite3_uint64 used = info->colUsed;
+    for (size_t col = 0; col < c.covers.size(); ++col) {
+      const int bit = col < 63 ? static_cast<int>(col) : 63;
+      if ((used >> bit) & 1) e.covering = e.covering && c.covers[col];
+    }
+  }
+  const bool skip_shape = skip_scan_shape(req);
+  if (skip_shape) req.leading_distinct = leading_distinct(t, c);
   e.plan = plan_scan(req);
+  // An index that does not cover the statement, with terms on its later
+  // columns only: SQLite reads the reference's index whole, checks those
+  // terms on each entry and fetches only the rows that pass; a filtered
+  // scan reads the same (native_filter_cost() says when it is chosen).
+  // Only for a declared key: the reference is then WITHOUT ROWID, where
+  // SQLite weighs every index this way.
+  bool filtered = false;
+  if (c.is_index && !e.covering && !all_inexact && skip_shape && !e.plan.skip && !e.plan.empty &&
+      !t.table.implicit_key()) {
+    bool key_terms = false;
+    for (const PlanTerm& term : e.plan.terms) key_terms |= term.op != PlanOp::kLimit && term.op != PlanOp::kOffset;
+    std::optional<Plan> f = key_terms ? std::nullopt : plan_filter(req);
+    if (f) {
+      // As many rows as the whole scan, as SQLite guesses for both: its
+      // sort costs them alike.
+      f->rows = e.plan.rows;
+      e.plan = *f;
+      filtered = true;
+    }
+  }
   if (all_inexact) {
     // Such a scan may read the whole candidate (TableValueReader::
     // fallback): SQLite must re-check every term, IS NULL too.
@@ -707,16 +779,6 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     }
     e.plan.terms.swap(kept);
   }
-  // Covering: every column read is in the index entry.
-  e.covering = !c.is_index;
-  if (c.is_index) {
-    e.covering = true;
-    const sqlite3_uint64 used = info->colUsed;
-    for (size_t col = 0; col < c.covers.size(); ++col) {
-      const int bit = col < 63 ? static_cast<int>(col) : 63;
-      if ((used >> bit) & 1) e.covering = e.covering && c.covers[col];
-    }
-  }
   e.full_scan = std::all_of(e.plan.terms.begin(), e.plan.terms.end(), [](const PlanTerm& term) {
     return term.op == PlanOp::kLimit || term.op == PlanOp::kOffset;
   });
@@ -729,8 +791,10 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     // the primary key.
     e.native_search = !e.full_scan && !e.plan.skip;
     const double fetches = e.covering ? 0 : e.plan.rows * kWholeScanFetchCost;
-    e.cost = 1 + (e.native_search ? native_search_cost(t, c.index, e.plan, e.covering)
-                                  : e.plan.cost + fetches);
+    const double full = std::max(req.table_rows, 1.0) + kSeekCost;  // plan_scan()'s
+    e.cost = filtered ? native_filter_cost(t, c, info, full)
+                      : 1 + (e.native_search ? native_search_cost(t, c.index, e.plan, e.covering)
+                                             : e.plan.cost + fetches);
   }
   // A candidate whose rows come in ORDER BY order spares SQLite a sort, as
   // a native table's index would; SQLite reads that index then, even with
