@@ -132,6 +132,8 @@ constexpr int kIdxAmbiguous = 0x200;
 constexpr int kIdxLabelShift = 16;
 // Sorting n rows costs about this times n log2 n rows of scanning.
 constexpr double kSortCost = 1;
+// SQLite's row count for a table without statistics, 1,048,576, as LogEst.
+constexpr int kNativeRowsLogEst = 200;
 
 bool iequal(const char* a, const char* b) { return sqlite3_stricmp(a, b) == 0; }
 
@@ -423,6 +425,7 @@ struct Evaluated {
   bool full_scan = false;  // no position constrained (LIMIT/OFFSET aside)
   bool delivers_order = false;  // the statement has an ORDER BY, and the rows come in it
   bool native_search = false;   // an index search, priced by native_search_cost()
+  int filter_run = -1;          // a filtered pass: its price in SQLite's LogEst (native_filter_cost())
 };
 
 bool rhs_known(sqlite3_index_info* info, int i) {
@@ -512,28 +515,23 @@ double native_search_cost(const TableVtab& t, size_t index, const Plan& plan, bo
 }
 
 // What SQLite 3.40 charges (where.c, whereLoopAddBtree, "full scan via
-// index") to read all of index `c` of the native reference and fetch the
-// rows of the entries its WHERE terms let through, in rows of the
-// reference's own scan (as native_search_cost()). In LogEst units: the
-// default row count (1,048,576: 200) plus the per-entry cost, summed with
-// the row lookups, which start at the row count plus 16 and drop by 1 for
-// each WHERE term the index holds (20 for = and IS, not IN), counting terms in
+// index") to read all of index `index` of the native reference, in LogEst
+// units: the default row count (1,048,576: 200) plus the per-entry cost;
+// where the index does not cover the statement, summed with the row
+// lookups, which start at the row count plus 16 and drop by 1 for each
+// WHERE term the index holds (20 for = and IS, not IN), counting terms in
 // order up to the first it does not hold. SQLite counts the terms it does
-// not show a virtual table too: this sees only those it shows. As a share
-// of `full`, the cost of a scan of the whole table here, against which the
-// reference's full scan (the row count plus its own per-row cost) is
-// weighed: at equal prices SQLite keeps the index, which it meets first.
-double native_filter_cost(const TableVtab& t, const Candidate& c, sqlite3_index_info* info, double full) {
-  constexpr int kRows = 200;
-  const int own = native_read_cost(t, model::NativeScan::kPrimaryKey);
-  const int entry = native_read_cost(t, static_cast<int>(c.index));
-  const model::TableIndex& index = t.table.indexes[c.index];
+// not show a virtual table too: this sees only those it shows.
+int native_whole_read(const TableVtab& t, size_t index, bool covering, sqlite3_index_info* info) {
+  const int read = kNativeRowsLogEst + native_read_cost(t, static_cast<int>(index));
+  if (covering) return read;
+  const model::TableIndex& idx = t.table.indexes[index];
   auto held = [&](int col) {
     if (col < 0 || static_cast<size_t>(col) >= t.table.columns.size()) return false;
-    return std::find(index.columns.begin(), index.columns.end(), col) != index.columns.end() ||
+    return std::find(idx.columns.begin(), idx.columns.end(), col) != idx.columns.end() ||
            std::find(t.table.key.begin(), t.table.key.end(), col) != t.table.key.end();
   };
-  int lookups = kRows + 16;
+  int lookups = kNativeRowsLogEst + 16;
   for (int i = 0; i < info->nConstraint; ++i) {
     const auto& in = info->aConstraint[i];
     if (in.op == SQLITE_INDEX_CONSTRAINT_LIMIT || in.op == SQLITE_INDEX_CONSTRAINT_OFFSET) continue;
@@ -543,9 +541,22 @@ double native_filter_cost(const TableVtab& t, const Candidate& c, sqlite3_index_
                     in.op == SQLITE_INDEX_CONSTRAINT_IS;
     lookups -= eq ? 20 : 1;
   }
-  const int run = model::log_est_add(kRows + entry, lookups);
-  const double cost = full * std::exp2((run - kRows - own) / 10.0);
-  return run > kRows + own ? cost : std::min(cost, std::nextafter(full, 0.0));
+  return model::log_est_add(read, lookups);
+}
+
+// A filtered pass over index `c` (which does not cover the statement), as
+// SQLite prices its full scan of the reference's index: native_whole_read()
+// (into *run) as a share of `full`, the cost of a scan of the whole table
+// here, against which the reference's own full scan (the row count plus
+// its per-row cost) is weighed; at equal prices SQLite keeps the index,
+// which it meets first.
+double native_filter_cost(const TableVtab& t, const Candidate& c, sqlite3_index_info* info, double full,
+                          int* run) {
+  const int own = kNativeRowsLogEst + native_read_cost(t, model::NativeScan::kPrimaryKey);
+  *run = native_whole_read(t, c.index, false, info);
+  const double cost = full * std::exp2((*run - own) / 10.0);
+  // (Below by a margin that a sort cost added to both does not round away.)
+  return *run > own ? cost : std::min(cost, full * (1 - 1e-9));
 }
 
 // What sorting `rows` rows adds to a candidate's cost.
@@ -792,7 +803,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     e.native_search = !e.full_scan && !e.plan.skip;
     const double fetches = e.covering ? 0 : e.plan.rows * kWholeScanFetchCost;
     const double full = std::max(req.table_rows, 1.0) + kSeekCost;  // plan_scan()'s
-    e.cost = filtered ? native_filter_cost(t, c, info, full)
+    e.cost = filtered ? native_filter_cost(t, c, info, full, &e.filter_run)
                       : 1 + (e.native_search ? native_search_cost(t, c.index, e.plan, e.covering)
                                              : e.plan.cost + fetches);
   }
@@ -851,14 +862,16 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
 
 // Where two indexes serve a statement equally well, the one the native
 // reference reads: at equal prices SQLite keeps the first it meets, the
-// newest index. A search's price already holds the index's width; a whole
-// index read (to deliver an ORDER BY) compares widths first, as
-// native_scan.h does. Reading the same index gives rows in the same order
-// where a result shows it (a LIMIT without ORDER BY, ties of an ORDER BY).
-bool natively_preferred(const TableVtab& t, size_t index, size_t than, bool searches) {
+// newest index. A search's price already holds the index's width; whole
+// index reads (to deliver an ORDER BY) compare SQLite's prices for them
+// first (native_whole_read()). Reading the same index gives rows in the
+// same order where a result shows it (a LIMIT without ORDER BY, ties of
+// an ORDER BY).
+bool natively_preferred(const TableVtab& t, sqlite3_index_info* info, size_t index, bool covering,
+                        size_t than, bool than_covering, bool searches) {
   if (searches) return index > than;
-  const int cost = native_read_cost(t, static_cast<int>(index));
-  const int than_cost = native_read_cost(t, static_cast<int>(than));
+  const int cost = native_whole_read(t, index, covering, info);
+  const int than_cost = native_whole_read(t, than, than_covering, info);
   return cost != than_cost ? cost < than_cost : index > than;
 }
 
@@ -918,6 +931,7 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   size_t best = 0;
   std::vector<Evaluated> evaluated;
   bool whole_table = true;  // every candidate would scan it all, and sort alike
+  bool whole_or_filtered = true;  // ... or read an index in a filtered pass
   for (size_t k = 0; k < t->candidates.size(); ++k) {
     Evaluated e = evaluate(*t, t->candidates[k], info, false);
     if (e.ambiguous) {
@@ -926,6 +940,7 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
       e.ambiguous = ambiguous;
     }
     whole_table = whole_table && e.full_scan && !e.delivers_order;
+    whole_or_filtered = whole_or_filtered && (e.full_scan || e.filter_run >= 0) && !e.delivers_order;
     evaluated.push_back(std::move(e));
   }
   price_supersets_as_sqlite(&evaluated);
@@ -935,8 +950,8 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
       best = k;
     } else if (e.choice_cost == evaluated[best].choice_cost && t->candidates[k].is_index &&
                t->candidates[best].is_index &&
-               natively_preferred(*t, t->candidates[k].index, t->candidates[best].index,
-                                  e.native_search && evaluated[best].native_search)) {
+               natively_preferred(*t, info, t->candidates[k].index, e.covering, t->candidates[best].index,
+                                  evaluated[best].covering, e.native_search && evaluated[best].native_search)) {
       best = k;
     }
   }
@@ -946,7 +961,8 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   // read, so an implicit key keeps to it. And raw_key is the row's stored
   // key: a statement reading it has no native twin, and gets key order.
   const size_t raw_bit = std::min<size_t>(static_cast<size_t>(t->raw_column), 63);
-  if (whole_table && !t->table.implicit_key() && ((info->colUsed >> raw_bit) & 1) == 0) {
+  const bool filtered_best = whole_or_filtered && evaluated[best].filter_run >= 0;
+  if ((whole_table || filtered_best) && !t->table.implicit_key() && ((info->colUsed >> raw_bit) & 1) == 0) {
     // Read what SQLite would read of the native table, so that rows come
     // in its order (core/model/native_scan.h); the primary key otherwise
     // wins every tie of the costs above.
@@ -955,7 +971,19 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
       used[col] = ((info->colUsed >> std::min<size_t>(col, 63)) & 1) != 0;
     }
     const model::NativeScan& scan = t->native_scans[model::choose_native_scan(t->native_scans, used)];
-    best = scan.index == model::NativeScan::kPrimaryKey ? 0 : 1 + static_cast<size_t>(scan.index);
+    const size_t native = scan.index == model::NativeScan::kPrimaryKey ? 0 : 1 + static_cast<size_t>(scan.index);
+    if (!filtered_best) {
+      best = native;
+    } else if (evaluated[native].full_scan) {
+      // A filtered pass against the narrowest scan that needs no row
+      // lookups, in SQLite's LogEst (the same row count on both sides);
+      // of equal ones SQLite keeps the newer index, which it meets first.
+      const int whole = kNativeRowsLogEst + scan.cost;
+      const int pass = evaluated[best].filter_run;
+      const bool newer = scan.index != model::NativeScan::kPrimaryKey &&
+                         static_cast<size_t>(scan.index) > t->candidates[best].index;
+      if (whole < pass || (whole == pass && newer)) best = native;
+    }
   }
   Evaluated chosen = std::move(evaluated[best]);
   const Candidate& c = t->candidates[best];

@@ -471,12 +471,38 @@ TEST_P(TableVtabTest, AnIndexFilteredOnItsLaterColumnsIsReadAsTheReferenceReadsI
   // The pass is one range; each entry kept costs one row lookup.
   EXPECT_EQ(stat("fl", "SELECT * FROM fl WHERE b = 3", "rows"), 100);
   EXPECT_EQ(stat("fl", "SELECT * FROM fl WHERE b = 3", "ranges"), 1 + 100);
+  // An index that holds every column read is read whole instead, with no
+  // lookups at all.
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE fc USING tuplekv_table(id INTEGER, a INTEGER, b INTEGER, c TEXT,"
+                       " pad TEXT, PRIMARY KEY(id), INDEX fc_ab(a, b), INDEX fc_cb(c, b)" + store_option() +
+                       "); CREATE TABLE nfc(id INTEGER, a INTEGER, b INTEGER, c TEXT, pad TEXT, PRIMARY KEY(id))"
+                       " STRICT, WITHOUT ROWID; CREATE INDEX nfc_ab ON nfc(a, b); CREATE INDEX nfc_cb ON nfc(c, b);"));
+  EXPECT_THAT(plan("SELECT id, c FROM nfc WHERE b = 3"), HasSubstr("SCAN nfc USING COVERING INDEX nfc_cb"));
+  EXPECT_THAT(plan("SELECT id, c FROM fc WHERE b = 3"), HasSubstr("index fc_cb covering: full"));
+  EXPECT_THAT(plan("SELECT id, pad FROM nfc WHERE b = 3"), HasSubstr("SCAN nfc USING INDEX nfc_ab"));
+  EXPECT_THAT(plan("SELECT id, pad FROM fc WHERE b = 3"), HasSubstr("index fc_ab: filter b=?1"));
   // A range term saves too few lookups: SQLite reads the table.
   const char* range = "SELECT * FROM @T WHERE b > 2";
   EXPECT_THAT(plan(on(range, "n")), HasSubstr("SCAN n"));
   EXPECT_THAT(plan(on(range, "n")), Not(HasSubstr("INDEX")));
   EXPECT_THAT(plan(on(range, "fl")), HasSubstr("primary key: full"));
   expect_as_native(range, "fl");
+}
+
+// Two indexes that both deliver an ORDER BY, neither holding every column
+// read: SQLite prices each whole read with its row lookups, and the sums
+// round alike here, so the newer index is read, wider as it is.
+TEST_P(TableVtabTest, WholeIndexReadsArePricedWithTheirRowLookups) {
+  const std::string cols = "pk INTEGER, col0 INTEGER, col1 REAL, col2 TEXT, col3 INTEGER, col4 REAL, col5 TEXT, "
+                           "PRIMARY KEY(pk)";
+  ASSERT_NO_FATAL_FAILURE(create_with_native(
+      "wr", cols, ", INDEX wr_1(col1), INDEX wr_10(col1, col0)",
+      "CREATE INDEX n_1 ON n(col1); CREATE INDEX n_10 ON n(col1, col0);",
+      " VALUES (1, 5, 2.5, 'a', 1, 0.5, 'x'), (2, 6, 1.5, 'b', 2, 1.5, 'y'), (3, 7, 1.5, 'c', 3, 2.5, 'z')"));
+  const char* sql = "SELECT col2 FROM @T WHERE col2 < 'c' AND col2 > '' ORDER BY col1";
+  EXPECT_THAT(plan(on(sql, "n")), HasSubstr("SCAN n USING INDEX n_10"));
+  EXPECT_THAT(plan(on(sql, "wr")), HasSubstr("index wr_10: full"));
+  expect_as_native(sql, "wr");
 }
 
 // Writes read TEXT as stored in a UTF-8 database (no terminator added) and
