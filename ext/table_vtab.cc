@@ -425,8 +425,24 @@ struct Evaluated {
   bool full_scan = false;  // no position constrained (LIMIT/OFFSET aside)
   bool delivers_order = false;  // the statement has an ORDER BY, and the rows come in it
   bool native_search = false;   // an index search, priced by native_search_cost()
-  int filter_run = -1;          // a filtered pass: its price in SQLite's LogEst (native_filter_cost())
+  bool filtered = false;        // a filtered pass, priced by native_filter_cost()
 };
+
+// Constraint i is `=` or IS with one value: not an IN list, which reaches
+// xBestIndex as = too (SQLite marks IN lists among the first 32
+// constraints only, so a later = may be one).
+bool single_value_equality(sqlite3_index_info* info, int i) {
+  const unsigned char op = info->aConstraint[i].op;
+  return op == SQLITE_INDEX_CONSTRAINT_IS ||
+         (op == SQLITE_INDEX_CONSTRAINT_EQ && i < 32 && !sqlite3_vtab_in(info, i, -1));
+}
+
+// The plan reads every key of its candidate: no key terms (LIMIT/OFFSET aside).
+bool reads_everything(const Plan& plan) {
+  return std::all_of(plan.terms.begin(), plan.terms.end(), [](const PlanTerm& term) {
+    return term.op == PlanOp::kLimit || term.op == PlanOp::kOffset;
+  });
+}
 
 bool rhs_known(sqlite3_index_info* info, int i) {
   sqlite3_value* rhs = nullptr;
@@ -536,27 +552,23 @@ int native_whole_read(const TableVtab& t, size_t index, bool covering, sqlite3_i
     const auto& in = info->aConstraint[i];
     if (in.op == SQLITE_INDEX_CONSTRAINT_LIMIT || in.op == SQLITE_INDEX_CONSTRAINT_OFFSET) continue;
     if (!held(in.iColumn)) break;
-    // (An IN list comes as = too.)
-    const bool eq = (in.op == SQLITE_INDEX_CONSTRAINT_EQ && !(i < 32 && sqlite3_vtab_in(info, i, -1))) ||
-                    in.op == SQLITE_INDEX_CONSTRAINT_IS;
-    lookups -= eq ? 20 : 1;
+    lookups -= single_value_equality(info, i) ? 20 : 1;
   }
   return model::log_est_add(read, lookups);
 }
 
 // A filtered pass over index `c` (which does not cover the statement), as
 // SQLite prices its full scan of the reference's index: native_whole_read()
-// (into *run) as a share of `full`, the cost of a scan of the whole table
+// as a share of `full`, the cost of a scan of the whole table
 // here, against which the reference's own full scan (the row count plus
 // its per-row cost) is weighed; at equal prices SQLite keeps the index,
 // which it meets first.
-double native_filter_cost(const TableVtab& t, const Candidate& c, sqlite3_index_info* info, double full,
-                          int* run) {
+double native_filter_cost(const TableVtab& t, const Candidate& c, sqlite3_index_info* info, double full) {
   const int own = kNativeRowsLogEst + native_read_cost(t, model::NativeScan::kPrimaryKey);
-  *run = native_whole_read(t, c.index, false, info);
-  const double cost = full * std::exp2((*run - own) / 10.0);
+  const int run = native_whole_read(t, c.index, false, info);
+  const double cost = full * std::exp2((run - own) / 10.0);
   // (Below by a margin that a sort cost added to both does not round away.)
-  return *run > own ? cost : std::min(cost, full * (1 - 1e-9));
+  return run > own ? cost : std::min(cost, full * (1 - 1e-9));
 }
 
 // What sorting `rows` rows adds to a candidate's cost.
@@ -698,9 +710,8 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   // they are met by any index (where.c, wherePathSatisfiesOrderBy), so
   // they neither favour a candidate nor need a sort. Not = on TEXT or ANY
   // with a value SQLite cannot show (a join's column): its affinity may
-  // make unequal values match ('1' and '1.0' equal 1). Nor an IN list,
-  // which also comes as = (SQLite tells them apart among the first 32
-  // constraints only). The others, in order: their aOrderBy entries.
+  // make unequal values match ('1' and '1.0' equal 1). Nor an IN list.
+  // The others, in order: their aOrderBy entries.
   std::vector<int> order_source;
   for (int k = 0; k < info->nOrderBy; ++k) {
     const int col = info->aOrderBy[k].iColumn;
@@ -711,8 +722,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
       if (in.usable == 0 || in.iColumn != col) continue;
       if (in.op == SQLITE_INDEX_CONSTRAINT_ISNULL) {
         pinned = true;
-      } else if ((in.op == SQLITE_INDEX_CONSTRAINT_EQ && i < 32 && !sqlite3_vtab_in(info, i, -1)) ||
-                 in.op == SQLITE_INDEX_CONSTRAINT_IS) {
+      } else if (single_value_equality(info, i)) {
         const char* coll = sqlite3_vtab_collation(info, i);
         const std::string own(t.table.columns[static_cast<size_t>(col)].collation);
         const model::ColumnType type = t.table.columns[static_cast<size_t>(col)].type;
@@ -746,18 +756,15 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   // scan reads the same (native_filter_cost() says when it is chosen).
   // Only for a declared key: the reference is then WITHOUT ROWID, where
   // SQLite weighs every index this way.
-  bool filtered = false;
   if (c.is_index && !e.covering && !all_inexact && skip_shape && !e.plan.skip && !e.plan.empty &&
-      !t.table.implicit_key()) {
-    bool key_terms = false;
-    for (const PlanTerm& term : e.plan.terms) key_terms |= term.op != PlanOp::kLimit && term.op != PlanOp::kOffset;
-    std::optional<Plan> f = key_terms ? std::nullopt : plan_filter(req);
+      !t.table.implicit_key() && reads_everything(e.plan)) {
+    std::optional<Plan> f = plan_filter(req);
     if (f) {
       // As many rows as the whole scan, as SQLite guesses for both: its
       // sort costs them alike.
       f->rows = e.plan.rows;
       e.plan = *f;
-      filtered = true;
+      e.filtered = true;
     }
   }
   if (all_inexact) {
@@ -790,9 +797,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     }
     e.plan.terms.swap(kept);
   }
-  e.full_scan = std::all_of(e.plan.terms.begin(), e.plan.terms.end(), [](const PlanTerm& term) {
-    return term.op == PlanOp::kLimit || term.op == PlanOp::kOffset;
-  });
+  e.full_scan = reads_everything(e.plan);
   e.cost = e.plan.cost;
   if (c.is_index) {
     // A search priced as SQLite prices it in the reference's index, so
@@ -803,7 +808,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     e.native_search = !e.full_scan && !e.plan.skip;
     const double fetches = e.covering ? 0 : e.plan.rows * kWholeScanFetchCost;
     const double full = std::max(req.table_rows, 1.0) + kSeekCost;  // plan_scan()'s
-    e.cost = filtered ? native_filter_cost(t, c, info, full, &e.filter_run)
+    e.cost = e.filtered ? native_filter_cost(t, c, info, full)
                       : 1 + (e.native_search ? native_search_cost(t, c.index, e.plan, e.covering)
                                              : e.plan.cost + fetches);
   }
@@ -940,7 +945,7 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
       e.ambiguous = ambiguous;
     }
     whole_table = whole_table && e.full_scan && !e.delivers_order;
-    whole_or_filtered = whole_or_filtered && (e.full_scan || e.filter_run >= 0) && !e.delivers_order;
+    whole_or_filtered = whole_or_filtered && (e.full_scan || e.filtered) && !e.delivers_order;
     evaluated.push_back(std::move(e));
   }
   price_supersets_as_sqlite(&evaluated);
@@ -961,7 +966,7 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   // read, so an implicit key keeps to it. And raw_key is the row's stored
   // key: a statement reading it has no native twin, and gets key order.
   const size_t raw_bit = std::min<size_t>(static_cast<size_t>(t->raw_column), 63);
-  const bool filtered_best = whole_or_filtered && evaluated[best].filter_run >= 0;
+  const bool filtered_best = whole_or_filtered && evaluated[best].filtered;
   if ((whole_table || filtered_best) && !t->table.implicit_key() && ((info->colUsed >> raw_bit) & 1) == 0) {
     // Read what SQLite would read of the native table, so that rows come
     // in its order (core/model/native_scan.h); the primary key otherwise
@@ -974,15 +979,13 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
     const size_t native = scan.index == model::NativeScan::kPrimaryKey ? 0 : 1 + static_cast<size_t>(scan.index);
     if (!filtered_best) {
       best = native;
-    } else if (evaluated[native].full_scan) {
-      // A filtered pass against the narrowest scan that needs no row
-      // lookups, in SQLite's LogEst (the same row count on both sides);
-      // of equal ones SQLite keeps the newer index, which it meets first.
-      const int whole = kNativeRowsLogEst + scan.cost;
-      const int pass = evaluated[best].filter_run;
-      const bool newer = scan.index != model::NativeScan::kPrimaryKey &&
-                         static_cast<size_t>(scan.index) > t->candidates[best].index;
-      if (whole < pass || (whole == pass && newer)) best = native;
+    } else if (scan.index != model::NativeScan::kPrimaryKey && evaluated[native].full_scan &&
+               natively_preferred(*t, info, static_cast<size_t>(scan.index), true, t->candidates[best].index,
+                                  false, false)) {
+      // The narrowest index that needs no row lookups, read whole, beats
+      // the filtered pass in SQLite's prices. (Against the reference's own
+      // scan the pass was weighed in native_filter_cost().)
+      best = native;
     }
   }
   Evaluated chosen = std::move(evaluated[best]);
