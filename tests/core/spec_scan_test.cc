@@ -115,6 +115,31 @@ ScanSpec skip_spec(Bytes begin, Bytes end) {
   return spec;
 }
 
+// A skip spec with random direction, point or not, and disjoint relative
+// ranges in order over the second element, 0..19 (some from the group's
+// start or to its end).
+ScanSpec random_skip_spec(std::mt19937& rng) {
+  ScanSpec spec;
+  spec.skip = true;
+  spec.reverse = rng() % 2 == 0;
+  spec.point = rng() % 3 == 0;
+  int at = static_cast<int>(rng() % 5);
+  while (at < 20) {
+    KeyRange& r = spec.add();
+    const int len = 1 + static_cast<int>(rng() % 4);
+    r.begin = !spec.point && at == 0 && rng() % 2 == 0 ? Bytes() : int_element(at);
+    if (spec.point) {
+      r.end = r.begin + "\xff";
+    } else if (at + len >= 20 && rng() % 2 == 0) {
+      r.end.clear();  // to the end of the group
+    } else {
+      r.end = int_element(at + len);
+    }
+    at += len + 1 + static_cast<int>(rng() % 4);
+  }
+  return spec;
+}
+
 std::vector<Bytes> scan_keys(Fixture& f, const ScanSpec& spec, uint64_t* seeks = nullptr) {
   SpecScan scan;
   std::vector<Bytes> out;
@@ -195,26 +220,7 @@ TEST(SpecScanSkipTest, MatchesAFilteredScanForRandomRanges) {
     Fixture f(seed);
     std::mt19937 rng(seed * 7919);
     for (int round = 0; round < 10; ++round) {
-      ScanSpec spec;
-      spec.skip = true;
-      spec.reverse = rng() % 2 == 0;
-      spec.point = rng() % 3 == 0;
-      // Disjoint ranges in order over the second element, 0..19.
-      int at = static_cast<int>(rng() % 5);
-      while (at < 20) {
-        KeyRange& r = spec.add();
-        const int len = 1 + static_cast<int>(rng() % 4);
-        r.begin = at == 0 && rng() % 2 == 0 ? Bytes() : int_element(at);
-        if (spec.point) {
-          r.end = r.begin + "\xff";
-        } else if (at + len >= 20 && rng() % 2 == 0) {
-          r.end.clear();  // to the end of the group
-        } else {
-          r.end = int_element(at + len);
-        }
-        if (spec.point && r.begin.empty()) r.begin = int_element(at);
-        at += len + 1 + static_cast<int>(rng() % 4);
-      }
+      const ScanSpec spec = random_skip_spec(rng);
       SCOPED_TRACE("seed " + std::to_string(seed) + " round " + std::to_string(round));
       EXPECT_EQ(scan_keys(f, spec), expected_keys(f, spec));
     }
@@ -308,19 +314,8 @@ TEST(SpecScanFilterTest, MatchesTheSkipScanInOnePass) {
     Fixture f(seed);
     std::mt19937 rng(seed * 104729);
     for (int round = 0; round < 10; ++round) {
-      ScanSpec spec;
-      spec.skip = true;
+      ScanSpec spec = random_skip_spec(rng);
       spec.filter = true;
-      spec.reverse = rng() % 2 == 0;
-      spec.point = rng() % 3 == 0;
-      int at = static_cast<int>(rng() % 5);
-      while (at < 20) {
-        KeyRange& r = spec.add();
-        const int len = 1 + static_cast<int>(rng() % 4);
-        r.begin = !spec.point && at == 0 && rng() % 2 == 0 ? Bytes() : int_element(at);
-        r.end = spec.point ? r.begin + "\xff" : at + len >= 20 && rng() % 2 == 0 ? Bytes() : int_element(at + len);
-        at += len + 1 + static_cast<int>(rng() % 4);
-      }
       SCOPED_TRACE("seed " + std::to_string(seed) + " round " + std::to_string(round));
       uint64_t seeks = 0;
       const std::vector<Bytes> got = scan_keys(f, spec, &seeks);

@@ -77,6 +77,15 @@ class TableVtabTest : public ::testing::TestWithParam<std::string> {
   void expect_as_native(std::initializer_list<const char*> tmpls, const std::string& vt) {
     for (const char* tmpl : tmpls) expect_as_native(tmpl, vt);
   }
+  // As expect_as_native(), where EXPLAIN QUERY PLAN also shows
+  // `native_plan` for n and `vt_plan` for `vt`: the same index is read.
+  void expect_planned_as_native(const std::string& tmpl, const std::string& vt, const std::string& native_plan,
+                                const std::string& vt_plan) {
+    SCOPED_TRACE(tmpl);
+    EXPECT_THAT(plan(on(tmpl, "n")), HasSubstr(native_plan));
+    EXPECT_THAT(plan(on(tmpl, vt)), HasSubstr(vt_plan));
+    expect_as_native(tmpl, vt);
+  }
   Db db_;
 };
 
@@ -302,10 +311,7 @@ TEST_P(TableVtabTest, SearchesReadTheIndexTheReferenceReads) {
            Case{"SELECT id, pad FROM @T WHERE b > 2 LIMIT 3", "n_b", "index si_b"},
            Case{"SELECT id, pad FROM @T WHERE b BETWEEN 2 AND 8", "n_b", "index si_b"},
        }) {
-    SCOPED_TRACE(c.sql);
-    EXPECT_THAT(plan(on(c.sql, "n")), HasSubstr(std::string("INDEX ") + c.native_index));
-    EXPECT_THAT(plan(on(c.sql, "si")), HasSubstr(c.index));
-    expect_as_native(c.sql, "si");
+    expect_planned_as_native(c.sql, "si", std::string("INDEX ") + c.native_index, c.index);
   }
   // Two single-column indexes on different columns, one term each: the
   // newer.
@@ -360,10 +366,7 @@ TEST_P(TableVtabTest, IsNullSearchesTheIndexForItsNulls) {
            Case{"SELECT * FROM @T WHERE d IS NULL", "n_d", "index nl_d: range d IS ?1"},
            Case{"SELECT id FROM @T WHERE d IS NULL LIMIT 3", "n_d", "index nl_d covering: range d IS ?1"},
        }) {
-    SCOPED_TRACE(c.sql);
-    EXPECT_THAT(plan(on(c.sql, "n")), HasSubstr(std::string("INDEX ") + c.native_index));
-    EXPECT_THAT(plan(on(c.sql, "nl")), HasSubstr(c.plan));
-    expect_as_native(c.sql, "nl");
+    expect_planned_as_native(c.sql, "nl", std::string("INDEX ") + c.native_index, c.plan);
   }
   // Only the NULLs are read.
   EXPECT_EQ(stat("nl", "SELECT * FROM nl WHERE a IS NULL", "rows"), nulls_of_a);
@@ -417,10 +420,7 @@ TEST_P(TableVtabTest, AnIndexUsingMoreTermsIsNotPricedAboveOneUsingFewer) {
   for (const Case& c : {Case{"SELECT id, pad FROM @T WHERE y IS NULL AND x = 2", "range x=?1 AND y IS ?2"},
                         Case{"SELECT id FROM @T WHERE y IN (5, 6, 7) AND x = 2 ORDER BY pad",
                              "range x=?1 AND y IN ?2"}}) {
-    SCOPED_TRACE(c.sql);
-    EXPECT_THAT(plan(on(c.sql, "n")), HasSubstr("INDEX n_xy (x=? AND y=?)"));
-    EXPECT_THAT(plan(on(c.sql, "sp")), HasSubstr(std::string("index sp_xy: ") + c.plan));
-    expect_as_native(c.sql, "sp");
+    expect_planned_as_native(c.sql, "sp", "INDEX n_xy (x=? AND y=?)", std::string("index sp_xy: ") + c.plan);
   }
 }
 
@@ -436,10 +436,7 @@ TEST_P(TableVtabTest, OrderByAColumnTheWherePinsLeavesTheIndexChoiceAlone) {
   for (const char* sql : {"SELECT id FROM @T WHERE x = 1 AND y = 2 ORDER BY x",
                           "SELECT id FROM @T WHERE x = 1 AND y = 2 ORDER BY x, id",
                           "SELECT id FROM @T WHERE x IS NULL AND y = 2 ORDER BY x, id DESC"}) {
-    SCOPED_TRACE(sql);
-    EXPECT_THAT(plan(on(sql, "n")), HasSubstr("INDEX n_y (y=?)"));
-    EXPECT_THAT(plan(on(sql, "op")), HasSubstr("index op_y: range y=?1"));
-    expect_as_native(sql, "op");
+    expect_planned_as_native(sql, "op", "INDEX n_y (y=?)", "index op_y: range y=?1");
   }
   // An IN list comes as = too, but pins nothing.
   expect_as_native("SELECT id, x FROM @T WHERE x IN (1, 2) AND y = 2 ORDER BY x DESC, id", "op");
@@ -463,10 +460,7 @@ TEST_P(TableVtabTest, AnIndexFilteredOnItsLaterColumnsIsReadAsTheReferenceReadsI
                                              ", INDEX fl_ab(a, b)", "CREATE INDEX n_ab ON n(a, b);", rows));
   for (const char* sql : {"SELECT * FROM @T WHERE b = 3", "SELECT id, pad FROM @T WHERE b = 3 LIMIT 4",
                           "SELECT id FROM @T WHERE b = 3 AND pad > 'p1'"}) {
-    SCOPED_TRACE(sql);
-    EXPECT_THAT(plan(on(sql, "n")), HasSubstr("SCAN n USING INDEX n_ab"));
-    EXPECT_THAT(plan(on(sql, "fl")), HasSubstr("index fl_ab: filter b"));
-    expect_as_native(sql, "fl");
+    expect_planned_as_native(sql, "fl", "SCAN n USING INDEX n_ab", "index fl_ab: filter b");
   }
   // The pass is one range; each entry kept costs one row lookup.
   EXPECT_EQ(stat("fl", "SELECT * FROM fl WHERE b = 3", "rows"), 100);
@@ -499,10 +493,8 @@ TEST_P(TableVtabTest, WholeIndexReadsArePricedWithTheirRowLookups) {
       "wr", cols, ", INDEX wr_1(col1), INDEX wr_10(col1, col0)",
       "CREATE INDEX n_1 ON n(col1); CREATE INDEX n_10 ON n(col1, col0);",
       " VALUES (1, 5, 2.5, 'a', 1, 0.5, 'x'), (2, 6, 1.5, 'b', 2, 1.5, 'y'), (3, 7, 1.5, 'c', 3, 2.5, 'z')"));
-  const char* sql = "SELECT col2 FROM @T WHERE col2 < 'c' AND col2 > '' ORDER BY col1";
-  EXPECT_THAT(plan(on(sql, "n")), HasSubstr("SCAN n USING INDEX n_10"));
-  EXPECT_THAT(plan(on(sql, "wr")), HasSubstr("index wr_10: full"));
-  expect_as_native(sql, "wr");
+  expect_planned_as_native("SELECT col2 FROM @T WHERE col2 < 'c' AND col2 > '' ORDER BY col1", "wr",
+                           "SCAN n USING INDEX n_10", "index wr_10: full");
 }
 
 // Writes read TEXT as stored in a UTF-8 database (no terminator added) and
