@@ -37,8 +37,13 @@ bool is_range_op(PlanOp op) {
 }
 
 // One value or several on its position: =, IN and, on a nullable
-// position, IS NULL.
-bool is_eq_op(PlanOp op) { return op == PlanOp::kEq || op == PlanOp::kIn || op == PlanOp::kIsNull; }
+// position, IS NULL and IS.
+bool is_eq_op(PlanOp op) {
+  return op == PlanOp::kEq || op == PlanOp::kIn || op == PlanOp::kIsNull || op == PlanOp::kIs;
+}
+
+// One value, given as an argument: = and IS (whose NULL is the null element).
+bool is_value_eq_op(PlanOp op) { return op == PlanOp::kEq || op == PlanOp::kIs; }
 
 // The tuple null element, which IS NULL on a nullable position equals.
 constexpr BytesView kNullElement("\x00", 1);
@@ -124,7 +129,8 @@ const char* op_text(PlanOp op) {
       return " LIKE ";
     case PlanOp::kGlob:
       return " GLOB ";
-    case PlanOp::kIsNull:
+    case PlanOp::kIsNull:  // read back as kIs, which its NULL argument serves
+    case PlanOp::kIs:
       return " IS ";
     default:
       return "?";
@@ -215,7 +221,8 @@ Plan plan_direct(const PlanRequest& req) {
   };
   // The position holds one value the scan and SQLite agree on.
   auto fixed = [&](int pos) {
-    return has_term(pos, PlanOp::kIsNull) || (req.columns[pos].exact && has_term(pos, PlanOp::kEq));
+    return has_term(pos, PlanOp::kIsNull) ||
+           (req.columns[pos].exact && (has_term(pos, PlanOp::kEq) || has_term(pos, PlanOp::kIs)));
   };
 
   plan.point = req.unique && n > 0 && eq_run == n;
@@ -305,10 +312,12 @@ Plan plan_direct(const PlanRequest& req) {
   double rows = table_rows;
   double null_factor = 1;
   for (int pos = 0; pos < eq_run; ++pos) {
-    const bool one_value = has_term(pos, PlanOp::kEq) || has_term(pos, PlanOp::kIsNull);
+    const bool one_value =
+        has_term(pos, PlanOp::kEq) || has_term(pos, PlanOp::kIs) || has_term(pos, PlanOp::kIsNull);
     seeks *= one_value ? 1 : kInListGuess;
     // SQLite guesses that `x IS NULL` matches twice what `x = ?` does.
-    if (has_term(pos, PlanOp::kIsNull) && !has_term(pos, PlanOp::kEq) && !has_term(pos, PlanOp::kIn)) {
+    if (has_term(pos, PlanOp::kIsNull) && !has_term(pos, PlanOp::kEq) && !has_term(pos, PlanOp::kIs) &&
+        !has_term(pos, PlanOp::kIn)) {
       null_factor *= 2;
     }
   }
@@ -540,7 +549,7 @@ class PlanParser {
         else if (eat(" IN ")) t.op = PlanOp::kIn;
         else if (eat(" LIKE ")) t.op = PlanOp::kLike;
         else if (eat(" GLOB ")) t.op = PlanOp::kGlob;
-        else if (eat(" IS ")) t.op = PlanOp::kIsNull;
+        else if (eat(" IS ")) t.op = PlanOp::kIs;
         else return fail();
         t.column = column_of(name, &t.op);
         if (t.column < 0) return fail();
@@ -789,13 +798,13 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
     const FilterArg& a = args[i];
     const bool runs = std::any_of(a.values.begin(), a.values.begin() + static_cast<std::ptrdiff_t>(a.count),
                                   [](const FilterValue& v) { return v.kind == FilterValue::Kind::kRun; });
-    if (runs && (t.op == PlanOp::kEq || is_range_op(t.op))) {
+    if (runs && (is_value_eq_op(t.op) || is_range_op(t.op))) {
       // Runs, and for = values among them (each the run of keys under
       // it, in any order). A range's runs come in order and apart.
       term_intervals_.clear();
       for (size_t k = 0; k < a.count; ++k) {
         const FilterValue& v = a.values[k];
-        if (t.op != PlanOp::kEq &&
+        if (!is_value_eq_op(t.op) &&
             (v.kind != FilterValue::Kind::kRun || compare_bytes(v.bytes, v.hi) >= 0 ||
              (k > 0 && compare_bytes(a.values[k - 1].hi, v.bytes) > 0))) {
           return Status::InvalidArgument("plan: term " + std::to_string(i + 1) + " has runs out of order");
@@ -811,7 +820,7 @@ Status RangeBuilder::position_constraints(const Plan& plan, const std::vector<Pl
           iv.hi.push_back(after);
         }
       }
-      if (t.op == PlanOp::kEq) sort_and_merge(&term_intervals_);
+      if (is_value_eq_op(t.op)) sort_and_merge(&term_intervals_);
       intersect(intervals_, term_intervals_, &tmp_intervals_);
       intervals_.swap(tmp_intervals_);
       continue;
@@ -956,7 +965,7 @@ bool RangeBuilder::point_range(const Plan& plan, const std::vector<PlanColumn>& 
   const size_t n = columns.size() - first;
   if (n == 0 || n > kMaxPointColumns) return false;
   if (n > 1 && columns[first].encoding == KeyEncoding::kRaw) return false;  // raw keys are one position
-  // value_of[pos]: the value of the one = or IS NULL term on that position.
+  // value_of[pos]: the value of the one =, IS or IS NULL term on that position.
   BytesView value_of[kMaxPointColumns];
   size_t seen = 0;
   for (size_t i = 0; i < plan.terms.size(); ++i) {
@@ -964,7 +973,7 @@ bool RangeBuilder::point_range(const Plan& plan, const std::vector<PlanColumn>& 
     if (is_limit_op(t.op)) continue;
     BytesView value = kNullElement;
     if (t.op != PlanOp::kIsNull) {
-      if (t.op != PlanOp::kEq || args[i].count != 1 ||
+      if (!is_value_eq_op(t.op) || args[i].count != 1 ||
           args[i].values[0].kind != FilterValue::Kind::kBytes) {
         return false;
       }

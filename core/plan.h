@@ -30,7 +30,8 @@
 //   - IS NULL matches nothing on a position that is never NULL; on a
 //     `nullable` one it is an equality with the null element, exact
 //     whatever the column, and SQLite's guess for it is twice an
-//     equality's rows.
+//     equality's rows. IS value there is = value, or that equality when
+//     the value turns out NULL.
 //   - A constraint is exact (omit) only when the column is `exact` (key
 //     order and equality are SQLite's for every value it can hold) and the
 //     operator is =, IN, <, <=, >, >= or the byte prefix. LIKE and GLOB are
@@ -90,6 +91,11 @@ enum class PlanOp : uint8_t {
   kIsNull,  // IS NULL: nothing matches on a position that is never NULL; on a
             // `nullable` one it is = the null element (its argument, NULL,
             // is not read)
+  kIs,      // IS value on a `nullable` position: = value, and = the null
+            // element when the value is NULL. Planned as kEq is; its
+            // FilterArg holds the value or the null element. describe()
+            // writes kIsNull as kIs, and parse_plan() reads both as kIs:
+            // SQLite hands an IS NULL term NULL, so the two read alike
   kLimit,
   kOffset,
   kOther,   // a constraint the plan cannot use (another column, !=, ...)
@@ -125,7 +131,7 @@ struct PlanColumn {
   std::string prefix_name;
   // The position may hold NULL (an index over a nullable column), as the
   // null element, which sorts first. IS NULL is then an equality with it,
-  // and SQLite's guess for it is twice an equality's rows.
+  // and SQLite's guess for it is twice an equality's rows; IS value is kIs.
   bool nullable = false;
 };
 
@@ -247,7 +253,8 @@ struct FilterArg {
   // kEq: the value (several when one SQL value has several encodings, e.g.
   // 2 and 2.0 in an untyped column; kRun values too when it also matches
   // runs of keys, in any order: the position is then the last one the scan
-  // narrows by); kIn: every value of the list, in any order, duplicates
+  // narrows by); kIs: the same, or the null element for NULL;
+  // kIn: every value of the list, in any order, duplicates
   // allowed; a range: its bound, or its kRun values;
   // kPrefix: the byte prefix; kLike/kGlob: the pattern text as bytes.
   // `count` of them are meaningful.

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <string>
 
+#include "core/tuple.h"
 #include "ext/limit_pushdown.h"
 
 namespace tuplekv::ext {
@@ -190,6 +191,19 @@ Status read_filter_args(const Plan& plan, int argc, sqlite3_value** argv,
         break;
       case PlanOp::kIsNull:
         break;  // the builder knows its value
+      case PlanOp::kIs:
+        if (sqlite3_value_type(v) == SQLITE_NULL) {
+          // The null element, as IS NULL (whose argument is NULL too).
+          FilterValue& null = a.single();
+          null.kind = FilterValue::Kind::kBytes;
+          null.bytes.assign(1, static_cast<char>(TypeCode::kNull));
+        } else {
+          // Any other value: = reads it.
+          PlanTerm eq = t;
+          eq.op = PlanOp::kEq;
+          TUPLEKV_RETURN_IF_ERROR(reader->read_term(eq, v, &a));
+        }
+        break;
       case PlanOp::kIn:
       case PlanOp::kPrefixIn: {
         sqlite3_value* x = nullptr;

@@ -98,7 +98,8 @@ class FilterValueReader {
 
 // Reads xFilter's argv into *args (resized to plan.terms.size(), buffers
 // reused). kLimit/kOffset take the integer value; kIsNull reads nothing
-// (its value is the null element).
+// (its value is the null element); kIs reads NULL as the null element and
+// any other value as kEq does.
 Status read_filter_args(const Plan& plan, int argc, sqlite3_value** argv,
                         FilterValueReader* reader, std::vector<FilterArg>* args);
 

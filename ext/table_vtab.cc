@@ -483,7 +483,8 @@ bool skip_scan_shape(const PlanRequest& req) {
 size_t fixed_positions(const Plan& plan, size_t n) {
   std::vector<bool> fixed(n);
   for (const PlanTerm& term : plan.terms) {
-    const bool equality = term.op == PlanOp::kEq || term.op == PlanOp::kIn || term.op == PlanOp::kIsNull;
+    const bool equality = term.op == PlanOp::kEq || term.op == PlanOp::kIn ||
+                          term.op == PlanOp::kIsNull || term.op == PlanOp::kIs;
     if (equality && term.column >= 0 && static_cast<size_t>(term.column) < n) {
       fixed[static_cast<size_t>(term.column)] = true;
     }
@@ -623,7 +624,6 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
         switch (in.op) {
           case SQLITE_INDEX_CONSTRAINT_EQ:
           case SQLITE_INDEX_CONSTRAINT_IS:
-            if (in.op == SQLITE_INDEX_CONSTRAINT_IS && nullable) break;
             if (type == model::ColumnType::kAny && !known) {
               // A column of numeric affinity on the other side (a join, a
               // scalar subquery) also equals text that reads as its number.
@@ -634,10 +634,14 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
               unknown = true;
             }
             pc.column = pos;
+            // IS on a nullable position: its value may be NULL, which is
+            // the null element there (kIs); elsewhere NULL matches nothing
+            // either way.
             pc.op = in.op == SQLITE_INDEX_CONSTRAINT_EQ && type != model::ColumnType::kAny &&
                             sqlite3_vtab_in(info, i, -1)
                         ? PlanOp::kIn
-                        : PlanOp::kEq;
+                    : in.op == SQLITE_INDEX_CONSTRAINT_IS && nullable ? PlanOp::kIs
+                                                                      : PlanOp::kEq;
             unknown = unknown || (type == model::ColumnType::kText && !known);
             break;
           case SQLITE_INDEX_CONSTRAINT_GT:
@@ -1159,7 +1163,7 @@ Status TableCursor::expand_any_args() {
   const Candidate& c = table()->candidates[cand_];
   for (size_t k = 0; k < plan_->terms.size(); ++k) {
     const PlanTerm& t = plan_->terms[k];
-    if ((t.op != PlanOp::kEq && t.op != PlanOp::kIn) || t.column < 0 ||
+    if ((t.op != PlanOp::kEq && t.op != PlanOp::kIs && t.op != PlanOp::kIn) || t.column < 0 ||
         c.types[static_cast<size_t>(t.column)] != model::ColumnType::kAny) {
       continue;
     }

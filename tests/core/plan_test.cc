@@ -667,7 +667,9 @@ TEST(RangeBuilderTest, PointKeysInAnyTermOrder) {
 
 // A nullable position (an index over a nullable column): IS NULL is an
 // equality with the null element, exact even where the position is not,
-// guessed at twice an equality's rows; its argument is not read.
+// guessed at twice an equality's rows. Built as planned its argument is
+// not read; read back from describe() it is kIs, whose argument (NULL,
+// which read_filter_args gives as the null element) says the same.
 TEST(RangeBuilderTest, IsNullOnANullablePositionSeeksTheNullElement) {
   PlanRequest req;
   req.columns = table_columns(/*k1_exact=*/false);
@@ -687,10 +689,13 @@ TEST(RangeBuilderTest, IsNullOnANullablePositionSeeksTheNullElement) {
   Result<Plan> parsed = parse_plan(describe(plan, req.columns), req.columns);
   ASSERT_TRUE(parsed.ok()) << parsed.status().message();
   ASSERT_EQ(parsed->terms.size(), 1u);
-  EXPECT_EQ(parsed->terms[0].op, PlanOp::kIsNull);
+  EXPECT_EQ(parsed->terms[0].op, PlanOp::kIs);
   RangeBuilder b;
   ScanSpec spec;
   std::vector<FilterArg> args = {arg({})};
+  ASSERT_TRUE(b.build(plan, req.columns, "T", args.data(), args.size(), &spec).ok());
+  EXPECT_EQ(render(spec), "[T\\x00,T\\x00\\xff)");
+  args = {arg({bytes(std::string(1, '\0'))})};
   ASSERT_TRUE(b.build(*parsed, req.columns, "T", args.data(), args.size(), &spec).ok());
   EXPECT_EQ(render(spec), "[T\\x00,T\\x00\\xff)");
   // With k2 = 'b': one key, by the point path.
@@ -712,6 +717,48 @@ TEST(RangeBuilderTest, IsNullOnANullablePositionSeeksTheNullElement) {
   req.columns[0].nullable = false;
   req.constraints = {con(PlanOp::kIsNull, 0)};
   EXPECT_TRUE(plan_scan(req).empty);
+}
+
+// IS value on a nullable position: planned and priced as =, exact where
+// the position is; its argument is the value, or the null element for NULL.
+TEST(RangeBuilderTest, IsOnANullablePositionIsAnEqualityThatMayBeTheNullElement) {
+  PlanRequest req;
+  req.columns = table_columns();
+  req.columns[0].nullable = true;
+  req.unique = true;
+  req.constraints = {con(PlanOp::kIs, 0)};
+  const Plan plan = plan_scan(req);
+  ASSERT_EQ(describe(plan, req.columns), "range k1 IS ?1");
+  EXPECT_EQ(omits(plan), "1");
+  PlanRequest eq = req;
+  eq.constraints = {con(PlanOp::kEq, 0)};
+  const Plan eq_plan = plan_scan(eq);
+  EXPECT_EQ(plan.rows, eq_plan.rows);
+  EXPECT_EQ(plan.cost, eq_plan.cost);
+  Result<Plan> parsed = parse_plan(describe(plan, req.columns), req.columns);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
+  ASSERT_EQ(parsed->terms.size(), 1u);
+  EXPECT_EQ(parsed->terms[0].op, PlanOp::kIs);
+  RangeBuilder b;
+  ScanSpec spec;
+  std::vector<FilterArg> args = {arg({bytes(std::string(1, '\0'))})};
+  ASSERT_TRUE(b.build(*parsed, req.columns, "T", args.data(), args.size(), &spec).ok());
+  EXPECT_EQ(render(spec), "[T\\x00,T\\x00\\xff)");
+  args = {arg({bytes("\x15\x07")})};
+  ASSERT_TRUE(b.build(*parsed, req.columns, "T", args.data(), args.size(), &spec).ok());
+  EXPECT_EQ(render(spec), "[T\\x15\\x07,T\\x15\\x07\\xff)");
+  // With k2 = 'b' as well: one key, by the point path.
+  req.constraints = {con(PlanOp::kEq, 1), con(PlanOp::kIs, 0)};
+  const Plan point = plan_scan(req);
+  ASSERT_EQ(describe(point, req.columns), "point k1 IS ?1 AND k2=?2");
+  EXPECT_TRUE(point.unique);
+  args = {arg({bytes(std::string(1, '\0'))}), arg({bytes(std::string("\x02" "b\x00", 3))})};
+  ASSERT_TRUE(b.build(point, req.columns, "T", args.data(), args.size(), &spec).ok());
+  EXPECT_EQ(render(spec), "[T\\x00\\x02b\\x00,T\\x00\\x02b\\x00\\xff)");
+  // Not exact: SQLite checks it.
+  req.columns[0].exact = false;
+  req.constraints = {con(PlanOp::kIs, 0)};
+  EXPECT_EQ(omits(plan_scan(req)), "0");
 }
 
 // ---------------------------------------------------------------------------

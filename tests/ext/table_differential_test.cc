@@ -408,8 +408,8 @@ class TableDiff {
         return col + " IN (SELECT " + d.name + " FROM @T WHERE " + d.name + " IS NOT NULL" +
                (pick(2) ? "" : " AND " + predicate()) + ")";
       }
-      case 11:
-        return col + " IS " + value_of(c.type);
+      case 11:  // (SELECT NULL): NULL at run time, not the IS NULL SQLite rewrites a literal to
+        return col + " IS " + (pick(5) == 0 ? std::string("(SELECT NULL)") : value_of(c.type));
       case 12:
         return "(" + predicate(alias) + " OR " + predicate(alias) + ")";
       case 13: {  // a row value: SQLite passes the first column on, loosened

@@ -406,6 +406,58 @@ TEST_P(TableVtabTest, IsNullSearchesTheIndexForItsNulls) {
 // An index search that uses more of the WHERE terms is never priced above
 // one that uses fewer (as SQLite prices them), though IS NULL doubles the
 // rows guessed.
+// IS on an index over a nullable column seeks its value, or its NULLs
+// when the value turns out NULL at run time, as the reference does.
+TEST_P(TableVtabTest, IsSearchesTheIndexForAValueOrItsNulls) {
+  std::string rows = " VALUES ";
+  int nulls_of_d = 0;
+  int x_of_a = 0;
+  for (int i = 1; i <= 40; ++i) {
+    const std::string a = i % 5 == 0 ? "NULL" : i % 2 == 1 ? "'X'" : "'x'";
+    const std::string b = i % 3 == 0 ? "NULL" : i % 3 == 1 ? std::to_string(i % 4) : "2.0";
+    const std::string d = i % 4 == 0 ? "NULL" : std::to_string(i % 9);
+    nulls_of_d += i % 4 == 0 ? 1 : 0;
+    x_of_a += i % 5 == 0 ? 0 : 1;
+    rows += (i > 1 ? ", (" : "(") + std::to_string(i) + ", " + a + ", " + b + ", " + d + ")";
+  }
+  ASSERT_NO_FATAL_FAILURE(create_with_native(
+      "ni", "id INTEGER, a TEXT COLLATE NOCASE, b ANY, d INTEGER, PRIMARY KEY(id)",
+      ", INDEX ni_a(a), INDEX ni_b(b), INDEX ni_d(d DESC)",
+      "CREATE INDEX n_a ON n(a); CREATE INDEX n_b ON n(b); CREATE INDEX n_d ON n(d DESC);", rows));
+  struct Case {
+    const char* sql;
+    const char* native_index;
+    const char* plan;
+  };
+  for (const Case& c : {
+           Case{"SELECT * FROM @T WHERE a IS 'x'", "n_a", "index ni_a: range a IS ?1"},
+           Case{"SELECT id FROM @T WHERE b IS 2", "n_b", "index ni_b covering sorted: range b IS ?1"},
+           Case{"SELECT * FROM @T WHERE d IS 5", "n_d", "index ni_d: range d IS ?1"},
+           // NULL only at run time: not the IS NULL SQLite rewrites a literal to.
+           Case{"SELECT * FROM @T WHERE d IS CAST(NULL AS INTEGER)", "n_d", "index ni_d: range d IS ?1"},
+           Case{"SELECT id FROM @T WHERE b IS (SELECT NULL)", "n_b",
+                "index ni_b covering recheck sorted: range b IS ?1"},
+       }) {
+    expect_planned_as_native(c.sql, "ni", std::string("INDEX ") + c.native_index, c.plan);
+  }
+  // Only the matching entries are read.
+  EXPECT_EQ(stat("ni", "SELECT * FROM ni WHERE d IS CAST(NULL AS INTEGER)", "rows"), nulls_of_d);
+  EXPECT_EQ(stat("ni", "SELECT * FROM ni WHERE a IS 'x'", "rows"), x_of_a);
+  EXPECT_EQ(stat("ni", "SELECT * FROM ni WHERE a IS 'x'", "ranges"), 1);
+  // In a join, the value comes from the other side, NULL or not.
+  ASSERT_TRUE(db_.exec("CREATE TABLE probe(v INTEGER); INSERT INTO probe VALUES (NULL), (5), (70)"));
+  for (const char* sql : {"SELECT p.v, t.id FROM probe AS p, @T AS t WHERE t.d IS p.v ORDER BY 1, 2",
+                          "SELECT p.v, t.id FROM probe AS p, @T AS t WHERE t.b IS p.v ORDER BY 1, 2"}) {
+    SCOPED_TRACE(sql);
+    expect_as_native(sql, "ni");
+  }
+  // A column the IS pins leaves the rest of the ORDER BY to the index.
+  const char* pinned = "SELECT id FROM @T WHERE d IS 5 ORDER BY d, id DESC";
+  EXPECT_THAT(plan(on(pinned, "n")), Not(HasSubstr("TEMP B-TREE")));
+  EXPECT_THAT(plan(on(pinned, "ni")), Not(HasSubstr("TEMP B-TREE")));
+  expect_as_native(pinned, "ni");
+}
+
 TEST_P(TableVtabTest, AnIndexUsingMoreTermsIsNotPricedAboveOneUsingFewer) {
   ASSERT_NO_FATAL_FAILURE(create_with_native(
       "sp", "id INTEGER, x INTEGER, y INTEGER, pad TEXT, PRIMARY KEY(id)", ", INDEX sp_x(x), INDEX sp_xy(x, y)",
