@@ -36,17 +36,8 @@ bool is_range_op(PlanOp op) {
   return op == PlanOp::kGt || op == PlanOp::kGe || op == PlanOp::kLt || op == PlanOp::kLe;
 }
 
-// One value or several on its position: =, IN and, on a nullable
-// position, IS NULL and IS.
-bool is_eq_op(PlanOp op) {
-  return op == PlanOp::kEq || op == PlanOp::kIn || op == PlanOp::kIsNull || op == PlanOp::kIs;
-}
-
 // One value, given as an argument: = and IS (whose NULL is the null element).
 bool is_value_eq_op(PlanOp op) { return op == PlanOp::kEq || op == PlanOp::kIs; }
-
-// The tuple null element, which IS NULL on a nullable position equals.
-constexpr BytesView kNullElement("\x00", 1);
 
 bool is_exact_op(PlanOp op) {
   return is_eq_op(op) || is_range_op(op) || op == PlanOp::kPrefix || op == PlanOp::kPrefixIn;
@@ -56,7 +47,6 @@ bool is_key_op(PlanOp op) {
   return is_exact_op(op) || op == PlanOp::kLike || op == PlanOp::kGlob;
 }
 
-bool is_limit_op(PlanOp op) { return op == PlanOp::kLimit || op == PlanOp::kOffset; }
 
 // The ASCII literal prefix of a pattern: up to the first wildcard, non-ASCII
 // byte or NUL.

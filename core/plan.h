@@ -101,6 +101,19 @@ enum class PlanOp : uint8_t {
   kOther,   // a constraint the plan cannot use (another column, !=, ...)
 };
 
+// One value or several on its position: =, IN and, on a nullable
+// position, IS NULL and IS.
+inline bool is_eq_op(PlanOp op) {
+  return op == PlanOp::kEq || op == PlanOp::kIn || op == PlanOp::kIsNull || op == PlanOp::kIs;
+}
+
+// LIMIT or OFFSET: a term that constrains no position.
+inline bool is_limit_op(PlanOp op) { return op == PlanOp::kLimit || op == PlanOp::kOffset; }
+
+// The tuple null element: what a nullable position holds for NULL, and so
+// the value of IS NULL there (and of IS with a NULL argument).
+inline constexpr BytesView kNullElement("\x00", 1);
+
 // How one key position is encoded in the key bytes.
 enum class KeyEncoding : uint8_t {
   kRaw,      // raw bytes to the end of the key (tuplekv_kv); only as the last position
@@ -217,7 +230,8 @@ std::optional<Plan> plan_filter(const PlanRequest& request);
 // point, range, full, filter (a skip plan read in one pass: no `skip`
 // flag); term `name op ?N` with op = > >= < <=, or
 // `name IN ?N`, `name LIKE ?N`, `name GLOB ?N`, `prefix_name=?N`,
-// `name IS ?N` (IS NULL on a nullable position: ?N is NULL); flags
+// `name IS ?N` (IS on a nullable position, kIs; IS NULL reads back as
+// it, its ?N being NULL); flags
 // `skip name0` (name0 the name of position 0), `reverse`, `limit ?N`,
 // `offset ?N`. Names that are not plain identifiers
 // are double-quoted. ?N is the argv position (1-based), so terms appear in

@@ -4,7 +4,6 @@
 #include <cstring>
 #include <string>
 
-#include "core/tuple.h"
 #include "ext/limit_pushdown.h"
 
 namespace tuplekv::ext {
@@ -196,7 +195,7 @@ Status read_filter_args(const Plan& plan, int argc, sqlite3_value** argv,
           // The null element, as IS NULL (whose argument is NULL too).
           FilterValue& null = a.single();
           null.kind = FilterValue::Kind::kBytes;
-          null.bytes.assign(1, static_cast<char>(TypeCode::kNull));
+          null.bytes.assign(kNullElement);
         } else {
           // Any other value: = reads it.
           PlanTerm eq = t;

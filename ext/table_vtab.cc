@@ -92,9 +92,9 @@
 //                  without ORDER BY see what they would natively. Such a
 //                  scan holds its group in memory.
 // Index positions of nullable columns: IS NULL seeks the null element
-// (whatever the column's type or collation), `IS value` is left to
-// SQLite, and `<` terms are re-checked (a range from the start meets the
-// NULLs).
+// (whatever the column's type or collation), `IS value` seeks the value as
+// = does or, when it is NULL, the null element, and `<` terms are
+// re-checked (a range from the start meets the NULLs).
 #include "ext/table_vtab.h"
 
 #include <algorithm>
@@ -440,7 +440,7 @@ bool single_value_equality(sqlite3_index_info* info, int i) {
 // The plan reads every key of its candidate: no key terms (LIMIT/OFFSET aside).
 bool reads_everything(const Plan& plan) {
   return std::all_of(plan.terms.begin(), plan.terms.end(), [](const PlanTerm& term) {
-    return term.op == PlanOp::kLimit || term.op == PlanOp::kOffset;
+    return is_limit_op(term.op);
   });
 }
 
@@ -478,14 +478,11 @@ bool skip_scan_shape(const PlanRequest& req) {
   return second;
 }
 
-// The number of leading key positions (of `n`) the plan fixes with =, IN or
-// IS NULL.
+// The number of leading key positions (of `n`) the plan fixes (is_eq_op).
 size_t fixed_positions(const Plan& plan, size_t n) {
   std::vector<bool> fixed(n);
   for (const PlanTerm& term : plan.terms) {
-    const bool equality = term.op == PlanOp::kEq || term.op == PlanOp::kIn ||
-                          term.op == PlanOp::kIsNull || term.op == PlanOp::kIs;
-    if (equality && term.column >= 0 && static_cast<size_t>(term.column) < n) {
+    if (is_eq_op(term.op) && term.column >= 0 && static_cast<size_t>(term.column) < n) {
       fixed[static_cast<size_t>(term.column)] = true;
     }
   }
@@ -775,7 +772,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     // Such a scan may read the whole candidate (TableValueReader::
     // fallback): SQLite must re-check every term, IS NULL too.
     for (PlanTerm& term : e.plan.terms) {
-      if (term.op != PlanOp::kLimit && term.op != PlanOp::kOffset) term.omit = false;
+      if (!is_limit_op(term.op)) term.omit = false;
     }
   }
   // Nullable positions: a range open below (x < 5, or x >= 'a' on a
@@ -797,7 +794,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     // LIMIT/OFFSET were pushed on the assumption that nothing is re-checked.
     std::vector<PlanTerm> kept;
     for (const PlanTerm& term : e.plan.terms) {
-      if (term.op != PlanOp::kLimit && term.op != PlanOp::kOffset) kept.push_back(term);
+      if (!is_limit_op(term.op)) kept.push_back(term);
     }
     e.plan.terms.swap(kept);
   }
@@ -888,7 +885,7 @@ bool natively_preferred(const TableVtab& t, sqlite3_index_info* info, size_t ind
 std::vector<int> used_constraints(const Evaluated& e) {
   std::vector<int> used;
   for (const PlanTerm& term : e.plan.terms) {
-    if (term.op != PlanOp::kLimit && term.op != PlanOp::kOffset && term.constraint >= 0) {
+    if (!is_limit_op(term.op) && term.constraint >= 0) {
       used.push_back(e.source[static_cast<size_t>(term.constraint)]);
     }
   }
