@@ -665,6 +665,29 @@ TEST(RangeBuilderTest, PointKeysInAnyTermOrder) {
   EXPECT_EQ(render(spec), "[T\\x15\\x01\\x02b\\x00,T\\x15\\x01\\x02b\\x00\\xff)");
 }
 
+// The op of `plan`'s one term, read back from describe(); kOther when it
+// does not parse or has another number of terms.
+PlanOp read_back_op(const Plan& plan, const std::vector<PlanColumn>& columns) {
+  Result<Plan> parsed = parse_plan(describe(plan, columns), columns);
+  EXPECT_TRUE(parsed.ok()) << parsed.status().message();
+  if (!parsed.ok()) return PlanOp::kOther;
+  EXPECT_EQ(parsed->terms.size(), 1u);
+  return parsed->terms.size() == 1 ? parsed->terms[0].op : PlanOp::kOther;
+}
+
+// The ranges `plan` builds from `args` under prefix T, rendered; "error"
+// if it builds none.
+std::string built(const Plan& plan, const std::vector<PlanColumn>& columns, std::vector<FilterArg> args) {
+  RangeBuilder b;
+  ScanSpec spec;
+  const Status st = b.build(plan, columns, "T", args.data(), args.size(), &spec);
+  EXPECT_TRUE(st.ok()) << st.message();
+  return st.ok() ? render(spec) : "error";
+}
+
+const std::string kNull(1, '\0');  // the null element
+const std::string kB("\x02" "b\x00", 3);
+
 // A nullable position (an index over a nullable column): IS NULL is an
 // equality with the null element, exact even where the position is not,
 // guessed at twice an equality's rows. Built as planned its argument is
@@ -686,33 +709,21 @@ TEST(RangeBuilderTest, IsNullOnANullablePositionSeeksTheNullElement) {
   eq.columns[0].exact = true;
   eq.constraints = {con(PlanOp::kEq, 0)};
   EXPECT_EQ(plan.rows, 2 * plan_scan(eq).rows);
-  Result<Plan> parsed = parse_plan(describe(plan, req.columns), req.columns);
-  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-  ASSERT_EQ(parsed->terms.size(), 1u);
-  EXPECT_EQ(parsed->terms[0].op, PlanOp::kIs);
-  RangeBuilder b;
-  ScanSpec spec;
-  std::vector<FilterArg> args = {arg({})};
-  ASSERT_TRUE(b.build(plan, req.columns, "T", args.data(), args.size(), &spec).ok());
-  EXPECT_EQ(render(spec), "[T\\x00,T\\x00\\xff)");
-  args = {arg({bytes(std::string(1, '\0'))})};
-  ASSERT_TRUE(b.build(*parsed, req.columns, "T", args.data(), args.size(), &spec).ok());
-  EXPECT_EQ(render(spec), "[T\\x00,T\\x00\\xff)");
+  EXPECT_EQ(read_back_op(plan, req.columns), PlanOp::kIs);
+  EXPECT_EQ(built(plan, req.columns, {arg({})}), "[T\\x00,T\\x00\\xff)");
+  const Result<Plan> parsed = parse_plan(describe(plan, req.columns), req.columns);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(built(*parsed, req.columns, {arg({bytes(kNull)})}), "[T\\x00,T\\x00\\xff)");
   // With k2 = 'b': one key, by the point path.
   req.constraints = {con(PlanOp::kEq, 1), con(PlanOp::kIsNull, 0)};
   req.order_by.clear();
   const Plan point = plan_scan(req);
   ASSERT_EQ(describe(point, req.columns), "point k1 IS ?1 AND k2=?2");
   EXPECT_TRUE(point.unique);
-  args = {arg({}), arg({bytes(std::string("\x02" "b\x00", 3))})};
-  ASSERT_TRUE(b.build(point, req.columns, "T", args.data(), args.size(), &spec).ok());
-  EXPECT_EQ(render(spec), "[T\\x00\\x02b\\x00,T\\x00\\x02b\\x00\\xff)");
+  EXPECT_EQ(built(point, req.columns, {arg({}), arg({bytes(kB)})}), "[T\\x00\\x02b\\x00,T\\x00\\x02b\\x00\\xff)");
   // IS NULL and = 1 on one position: nothing.
   req.constraints = {con(PlanOp::kIsNull, 0), con(PlanOp::kEq, 0)};
-  const Plan both = plan_scan(req);
-  args = {arg({}), arg({bytes("\x15\x01")})};
-  ASSERT_TRUE(b.build(both, req.columns, "T", args.data(), args.size(), &spec).ok());
-  EXPECT_EQ(render(spec), "");
+  EXPECT_EQ(built(plan_scan(req), req.columns, {arg({}), arg({bytes("\x15\x01")})}), "");
   // Not nullable: the plan is empty, as before.
   req.columns[0].nullable = false;
   req.constraints = {con(PlanOp::kIsNull, 0)};
@@ -735,26 +746,16 @@ TEST(RangeBuilderTest, IsOnANullablePositionIsAnEqualityThatMayBeTheNullElement)
   const Plan eq_plan = plan_scan(eq);
   EXPECT_EQ(plan.rows, eq_plan.rows);
   EXPECT_EQ(plan.cost, eq_plan.cost);
-  Result<Plan> parsed = parse_plan(describe(plan, req.columns), req.columns);
-  ASSERT_TRUE(parsed.ok()) << parsed.status().message();
-  ASSERT_EQ(parsed->terms.size(), 1u);
-  EXPECT_EQ(parsed->terms[0].op, PlanOp::kIs);
-  RangeBuilder b;
-  ScanSpec spec;
-  std::vector<FilterArg> args = {arg({bytes(std::string(1, '\0'))})};
-  ASSERT_TRUE(b.build(*parsed, req.columns, "T", args.data(), args.size(), &spec).ok());
-  EXPECT_EQ(render(spec), "[T\\x00,T\\x00\\xff)");
-  args = {arg({bytes("\x15\x07")})};
-  ASSERT_TRUE(b.build(*parsed, req.columns, "T", args.data(), args.size(), &spec).ok());
-  EXPECT_EQ(render(spec), "[T\\x15\\x07,T\\x15\\x07\\xff)");
+  EXPECT_EQ(read_back_op(plan, req.columns), PlanOp::kIs);
+  EXPECT_EQ(built(plan, req.columns, {arg({bytes(kNull)})}), "[T\\x00,T\\x00\\xff)");
+  EXPECT_EQ(built(plan, req.columns, {arg({bytes("\x15\x07")})}), "[T\\x15\\x07,T\\x15\\x07\\xff)");
   // With k2 = 'b' as well: one key, by the point path.
   req.constraints = {con(PlanOp::kEq, 1), con(PlanOp::kIs, 0)};
   const Plan point = plan_scan(req);
   ASSERT_EQ(describe(point, req.columns), "point k1 IS ?1 AND k2=?2");
   EXPECT_TRUE(point.unique);
-  args = {arg({bytes(std::string(1, '\0'))}), arg({bytes(std::string("\x02" "b\x00", 3))})};
-  ASSERT_TRUE(b.build(point, req.columns, "T", args.data(), args.size(), &spec).ok());
-  EXPECT_EQ(render(spec), "[T\\x00\\x02b\\x00,T\\x00\\x02b\\x00\\xff)");
+  EXPECT_EQ(built(point, req.columns, {arg({bytes(kNull)}), arg({bytes(kB)})}),
+            "[T\\x00\\x02b\\x00,T\\x00\\x02b\\x00\\xff)");
   // Not exact: SQLite checks it.
   req.columns[0].exact = false;
   req.constraints = {con(PlanOp::kIs, 0)};
