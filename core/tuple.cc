@@ -700,6 +700,41 @@ void append_int64_element(int64_t v, Bytes* out) {
   out->append(reinterpret_cast<const char*>(buf), static_cast<size_t>(w.p - buf));
 }
 
+namespace {
+
+void append_escaped_element(uint8_t code, BytesView b, Bytes* out) {
+  const size_t at = out->size();
+  const void* nul = b.empty() ? nullptr : std::memchr(b.data(), 0, b.size());
+  if (nul == nullptr) {
+    // No NUL to escape, as in most column values: one resize, one copy.
+    out->resize(at + b.size() + 2);
+    char* p = out->data() + at;
+    p[0] = static_cast<char>(code);
+    if (!b.empty()) std::memcpy(p + 1, b.data(), b.size());
+    p[b.size() + 1] = '\0';
+    return;
+  }
+  out->push_back(static_cast<char>(code));
+  size_t start = 0;
+  while (nul != nullptr) {
+    const auto i = static_cast<size_t>(static_cast<const char*>(nul) - b.data());
+    out->append(b.data() + start, i - start);
+    out->append("\x00\xff", 2);
+    start = i + 1;
+    nul = start < b.size() ? std::memchr(b.data() + start, 0, b.size() - start) : nullptr;
+  }
+  out->append(b.data() + start, b.size() - start);
+  out->push_back('\0');
+}
+
+}  // namespace
+
+void append_string_element(std::string_view s, Bytes* out) {
+  append_escaped_element(kStringCode, s, out);
+}
+
+void append_bytes_element(BytesView b, Bytes* out) { append_escaped_element(kBytesCode, b, out); }
+
 void append_double_element(double v, Bytes* out) {
   uint8_t buf[1 + 8];
   buf[0] = kDoubleCode;

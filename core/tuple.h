@@ -179,6 +179,10 @@ Status pack_element(const TupleValue& v, Bytes* out);
 // and per-lookup paths of the table models, without building a TupleValue.
 void append_int64_element(int64_t v, Bytes* out);
 void append_double_element(double v, Bytes* out);
+// pack_element() of a string (whose UTF-8 the caller has checked) or of
+// bytes: the payload with each NUL escaped as 00 FF, then 00.
+void append_string_element(std::string_view s, Bytes* out);
+void append_bytes_element(BytesView b, Bytes* out);
 
 // pack() into a new buffer.
 Result<Bytes> packed(const Tuple& t);

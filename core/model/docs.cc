@@ -40,20 +40,6 @@ constexpr uint8_t kStringCode = 0x02;
 // ---------------------------------------------------------------------------
 // Element helpers (the packed forms, without building TupleValues)
 
-void append_string_element(std::string_view s, Bytes* out) {
-  out->push_back(static_cast<char>(kStringCode));
-  size_t start = 0;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\0') {
-      out->append(s.data() + start, i - start);
-      out->append("\x00\xff", 2);
-      start = i + 1;
-    }
-  }
-  out->append(s.data() + start, s.size() - start);
-  out->push_back('\0');
-}
-
 void append_int_element(int64_t v, Bytes* out) {
   // pack_element only fails for strings, versionstamps and user types.
   (void)pack_element(TupleValue::int64(v), out);
@@ -116,10 +102,6 @@ Step step_kind(BytesView raw, int64_t* index) {
   if (v == kEmptyObjectMarker) return Step::kObjectMarker;
   if (v == kEmptyArrayMarker) return Step::kArrayMarker;
   return Step::kOther;
-}
-
-bool starts_with(BytesView s, BytesView prefix) {
-  return s.size() >= prefix.size() && std::memcmp(s.data(), prefix.data(), prefix.size()) == 0;
 }
 
 // The end of the keys that start with `key`: strinc(key). Keys here always
@@ -901,7 +883,7 @@ Status split_merge_key(BytesView rest, BytesView* path, BytesView* leaf) {
 Status Docs::assemble(Cursor* c, BytesView subtree, std::string* json) {
   JsonAssembler a;
   a.reset(json);
-  for (; c->valid() && starts_with(c->key(), subtree); c->next()) {
+  for (; c->valid() && has_prefix(c->key(), subtree); c->next()) {
     count_key();
     const BytesView rest = c->key().substr(subtree.size());
     if (mode_ == DocsMode::kDocuments) {
@@ -1270,7 +1252,7 @@ Status Docs::merge_node(BytesView root_key, Bytes* path, size_t lo, size_t hi,
         TUPLEKV_RETURN_IF_ERROR(first_element(l.path(i).substr(qlen), &member));
         const BytesView group = l.path(i).substr(0, qlen + member.size());
         size_t j = i + 1;
-        while (j < hi && starts_with(l.path(j), group)) ++j;
+        while (j < hi && has_prefix(l.path(j), group)) ++j;
         path->append(member);
         TUPLEKV_RETURN_IF_ERROR(merge_node(root_key, path, i, j, l));
         path->resize(qlen);

@@ -614,21 +614,6 @@ Status mismatch(SqlValue::Kind kind, ColumnType t, std::string_view label, std::
                               std::string(table) + "." + std::string(column));
 }
 
-void append_escaped(char code, BytesView b, Bytes* out) {
-  out->push_back(code);
-  size_t start = 0;
-  for (;;) {
-    const void* z = b.size() > start ? std::memchr(b.data() + start, 0, b.size() - start) : nullptr;
-    if (z == nullptr) break;
-    const size_t at = static_cast<size_t>(static_cast<const char*>(z) - b.data());
-    out->append(b.data() + start, at - start + 1);
-    out->push_back('\xff');
-    start = at + 1;
-  }
-  out->append(b.data() + start, b.size() - start);
-  out->push_back('\0');
-}
-
 }  // namespace
 
 std::string_view column_type_name(ColumnType t) {
@@ -785,10 +770,10 @@ Status append_element(const SqlValue& v, Bytes* out) {
       return Status::OK();
     case SqlValue::Kind::kText:
       if (!is_valid_utf8(v.bytes)) return Status::InvalidArgument("TEXT is not valid UTF-8");
-      append_escaped('\x02', v.bytes, out);
+      append_string_element(v.bytes, out);
       return Status::OK();
     case SqlValue::Kind::kBlob:
-      append_escaped('\x01', v.bytes, out);
+      append_bytes_element(v.bytes, out);
       return Status::OK();
   }
   return Status::Internal("tuplekv internal error: value kind");
@@ -959,7 +944,7 @@ bool frame_columns(BytesView in, const int* to, size_t want, BytesView* cols,
 Status TableLayout::read_row(BytesView key, BytesView value, Elements* row, Scalars* scalars,
                              BytesView* key_elements) const {
   const size_t prefix = row_prefix_.size();
-  if (key.size() < prefix || std::memcmp(key.data(), row_prefix_.data(), prefix) != 0) {
+  if (!has_prefix(key, row_prefix_)) {
     return Status::Corruption("table: a row key outside the table's subspace");
   }
   const size_t ncols = schema_.columns.size();
@@ -988,7 +973,7 @@ Status TableLayout::read_row(BytesView key, BytesView value, Elements* row, Scal
 Status TableLayout::split_index(size_t i, BytesView entry, Elements* indexed,
                                 BytesView* key_elements, Elements* key_parts) const {
   const Bytes& p = index_prefixes_[i];
-  if (entry.size() < p.size() || entry.compare(0, p.size(), p) != 0) {
+  if (!has_prefix(entry, p)) {
     return Status::Corruption("table: an index entry outside its index");
   }
   const BytesView body = entry.substr(p.size());

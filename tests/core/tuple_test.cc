@@ -310,7 +310,7 @@ TEST(TupleValueTest, QuoteForMessageIsAlwaysValidUtf8) {
   EXPECT_EQ(quote_for_message(std::string(50, 'x')), "'" + std::string(40, 'x') + "...'");
   EXPECT_EQ(quote_for_message("abc\xC3\xA9", '\'', 4), "'abc...'");
   EXPECT_EQ(quote_for_message("abc\xC3\xA9", '\'', 5), "'abc\xC3\xA9'");
-  for (const std::string s : {std::string("\xC3"), std::string("\xFF\xFE"), std::string(45, '\xE9')}) {
+  for (const std::string& s : {std::string("\xC3"), std::string("\xFF\xFE"), std::string(45, '\xE9')}) {
     EXPECT_TRUE(is_valid_utf8(quote_for_message(s))) << s;
   }
 }
@@ -575,6 +575,30 @@ TEST(TuplePack, FastNumberAppendersMatchPackElement) {
   };
   for (int64_t v : ints) expect_same(v, append_int64_element, TupleValue::int64(v));
   for (double v : doubles) expect_same(v, append_double_element, TupleValue::float64(v));
+}
+
+TEST(TupleAppendElement, StringsAndBytesEscapeEveryNulAsPackDoes) {
+  std::vector<std::string> payloads = {"", std::string(1, '\0'), std::string(3, '\0'), "abc",
+                                       std::string("a\0b", 3), std::string("\0ab", 3),
+                                       std::string("ab\0", 3), "\xff\x00\xff", "caf\xC3\xA9"};
+  std::mt19937_64 rng(11);
+  for (int i = 0; i < 500; ++i) {
+    std::string p(rng() % 40, 'x');
+    for (char& c : p) c = "a\0\xff"[rng() % 3];  // NULs anywhere, also next to FF
+    payloads.push_back(p);
+  }
+  for (const std::string& p : payloads) {
+    Bytes fast = "p";
+    Bytes slow = "p";
+    append_bytes_element(p, &fast);
+    ASSERT_TRUE(pack_element(TupleValue::bytes(p), &slow).ok());
+    EXPECT_EQ(to_hex(fast), to_hex(slow));
+    if (!is_valid_utf8(p)) continue;
+    fast = slow = "p";
+    append_string_element(p, &fast);
+    ASSERT_TRUE(pack_element(TupleValue::string(p), &slow).ok());
+    EXPECT_EQ(to_hex(fast), to_hex(slow));
+  }
 }
 
 TEST(TuplePackWithVersionstamp, OffsetsAreLittleEndianAfterThePrefix) {
