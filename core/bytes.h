@@ -25,6 +25,12 @@ inline int compare_bytes(BytesView a, BytesView b) {
   return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }
 
+// Whether `b` begins with `prefix`.
+inline bool has_prefix(BytesView b, BytesView prefix) {
+  return b.size() >= prefix.size() &&
+         (prefix.empty() || std::memcmp(b.data(), prefix.data(), prefix.size()) == 0);
+}
+
 // Lower-case hex of `b`, for messages and JSON forms.
 std::string to_hex(BytesView b);
 

@@ -96,7 +96,7 @@ void CellsKeys::key_packed(CellsOrder order, BytesView row, BytesView col, Bytes
 
 Status CellsKeys::split(CellsOrder order, BytesView key, BytesView* row, BytesView* col) const {
   const Bytes& p = order_prefix(order);
-  if (key.size() < p.size() || key.compare(0, p.size(), p) != 0) {
+  if (!has_prefix(key, p)) {
     return Status::Corruption("cells: key x'" + to_hex(key.substr(0, 64)) +
                               "' is outside its subspace");
   }

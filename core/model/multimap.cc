@@ -53,7 +53,7 @@ Status MultimapKeys::pair_key(const TupleValue& key, const TupleValue& value, By
 
 Status MultimapKeys::split_pair(BytesView stored, BytesView* key, BytesView* value,
                                 bool* is_entry) const {
-  if (stored.size() < prefix_.size() || stored.compare(0, prefix_.size(), prefix_) != 0) {
+  if (!has_prefix(stored, prefix_)) {
     return Status::Corruption("multimap: key x'" + to_hex(stored.substr(0, 64)) +
                               "' is outside its subspace");
   }

@@ -44,6 +44,17 @@ TEST(BytesTest, CompareIsUnsignedWithPrefixFirst) {
   EXPECT_LT(compare_bytes(std::string_view("a\0", 2), "a\x01"), 0);
 }
 
+TEST(BytesTest, HasPrefix) {
+  EXPECT_TRUE(has_prefix("", ""));
+  EXPECT_TRUE(has_prefix("abc", ""));
+  EXPECT_TRUE(has_prefix("abc", "ab"));
+  EXPECT_TRUE(has_prefix("abc", "abc"));
+  EXPECT_FALSE(has_prefix("ab", "abc"));
+  EXPECT_FALSE(has_prefix("abc", "abd"));
+  EXPECT_TRUE(has_prefix(std::string_view("\x02t\x00\x15\x01", 5), std::string_view("\x02t\x00", 3)));
+  EXPECT_FALSE(has_prefix(std::string_view("\x02u\x00", 3), std::string_view("\x02t\x00", 3)));
+}
+
 TEST(BytesTest, KeyRange) {
   const KeyRange r{"b", "d"};
   EXPECT_FALSE(r.contains("a"));
