@@ -40,11 +40,14 @@ struct TableVtab::WriteScratch {
     free_defaults();
     for (sqlite3_value* v : constant_defaults) sqlite3_value_free(v);
   }
+  bool defaults_held = false;  // whether `defaults` holds any value to free
   void free_defaults() {
+    if (!defaults_held) return;
     for (sqlite3_value*& v : defaults) {
       sqlite3_value_free(v);
       v = nullptr;
     }
+    defaults_held = false;
   }
 };
 
@@ -411,11 +414,15 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
     if (!have_old) return SQLITE_OK;
   }
 
-  w.values.resize(n);
-  w.text_bufs.resize(n);
-  w.cells.resize(n);
-  w.row.assign(n, BytesView());
-  w.defaults.assign(n, nullptr);
+  // Sized once per table: every column of w.row is set below before
+  // anything reads it, and `defaults` is all null between calls.
+  if (w.values.size() != n) {
+    w.values.resize(n);
+    w.text_bufs.resize(n);
+    w.cells.resize(n);
+    w.row.resize(n);
+    w.defaults.assign(n, nullptr);
+  }
   struct FreeDefaults {
     TableVtab::WriteScratch* w;
     ~FreeDefaults() { w->free_defaults(); }
@@ -433,6 +440,7 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
     if (!insert && sqlite3_value_nochange(src[c])) continue;
     if (sqlite3_value_type(src[c]) != SQLITE_NULL) continue;
     if (!col.default_sql.empty() && (insert || (col.not_null && on_conflict == SQLITE_REPLACE))) {
+      w.defaults_held = true;
       const Status st = evaluate_default(c, &w.defaults[c]);
       if (!st.ok()) return fail(st);
       src[c] = w.defaults[c];
