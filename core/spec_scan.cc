@@ -221,4 +221,19 @@ Status count_leading_elements(OrderedStore* store, BytesView prefix, size_t limi
   return Status::OK();
 }
 
+Status count_keys(OrderedStore* store, BytesView prefix, size_t limit, size_t* count) {
+  *count = 0;
+  if (limit == 0) return Status::OK();  // (to a scan, a limit of 0 is none)
+  KeyRange range;
+  range.begin.assign(prefix);
+  range.end.assign(prefix);
+  range.end.push_back(kAfterElements);
+  ScanOptions options;
+  options.keys_only = true;
+  options.limit = limit;
+  TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> cursor, store->scan(range, options));
+  for (; cursor->valid(); cursor->next()) ++*count;
+  return cursor->status();
+}
+
 }  // namespace tuplekv

@@ -10,7 +10,7 @@
 // under prefix + e0, then seeks past every key starting with prefix + e0 to
 // the next first element, and so on. It pays off when the first element
 // has few distinct values; the planner decides that from
-// count_leading_elements().
+// count_leading_elements() and count_keys().
 //
 // A filter spec (spec.skip and spec.filter) is read in one pass instead:
 // every key under the prefix, in order, keeping those whose part after the
@@ -128,6 +128,10 @@ class SpecScan {
 // than `limit`: stopped there). kCorruption when a first element does not
 // decode.
 Status count_leading_elements(OrderedStore* store, BytesView prefix, size_t limit, size_t* count);
+
+// The number of keys under `prefix`, read in one keys-only pass that stops
+// after `limit`: sets *count to at most `limit`.
+Status count_keys(OrderedStore* store, BytesView prefix, size_t limit, size_t* count);
 
 }  // namespace tuplekv
 

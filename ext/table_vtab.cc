@@ -68,9 +68,10 @@
 // of the native one (core/model/native_scan.h), so that rows come in its
 // order. A candidate whose first position is unconstrained
 // while its second is gets a skip-scan (`... skip region`, core/spec_scan.h)
-// when its first position holds at most kSkipScanDistinct values; the
-// count is taken at planning with one seek per value and kept until the
-// table is next written. Otherwise an index that does not cover the
+// when its first position holds at most kSkipScanDistinct values, each
+// repeated kSkipScanRowsPerValue times on average (SQLite's rule); the
+// counts are taken at planning, with one seek per value and one pass over
+// at most 18 keys per value, and kept until the table is next written. Otherwise an index that does not cover the
 // statement may be read in one filtered pass (`index i: filter b=?1`),
 // looking up only the rows whose entries pass, where SQLite's costs read
 // the reference's index so (native_filter_cost). Per column type
@@ -450,14 +451,20 @@ bool rhs_known(sqlite3_index_info* info, int i) {
 }
 
 // The distinct first elements of candidate `c` for a skip-scan, measured
-// now or earlier (since the last write); 0 when unknown or too many.
+// now or earlier (since the last write); 0 when unknown, too many, or
+// repeated fewer than kSkipScanRowsPerValue times on average.
 double leading_distinct(TableVtab& t, Candidate& c) {
   if (c.leading_distinct && c.distinct_writes == t.row_writes) return *c.leading_distinct;
   const std::string& prefix = c.is_index ? t.layout.index_prefix(c.index) : t.layout.row_prefix();
   size_t count = 0;
+  size_t keys = 0;
   // A store error here only costs the skip-scan; the scan itself reports it.
-  const bool ok = count_leading_elements(t.store.get(), prefix, kSkipScanDistinct, &count).ok();
-  c.leading_distinct = ok && count <= kSkipScanDistinct ? static_cast<double>(count) : 0.0;
+  bool ok = count_leading_elements(t.store.get(), prefix, kSkipScanDistinct, &count).ok() &&
+            count <= kSkipScanDistinct;
+  // Enough keys to repeat each value so often: at most 18 x 256 read.
+  const size_t enough = count * kSkipScanRowsPerValue;
+  ok = ok && count_keys(t.store.get(), prefix, enough, &keys).ok() && keys >= enough;
+  c.leading_distinct = ok ? static_cast<double>(count) : 0.0;
   c.distinct_writes = t.row_writes;
   return *c.leading_distinct;
 }

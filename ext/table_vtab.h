@@ -68,15 +68,20 @@ struct Candidate {
   std::vector<int> order_tail;
   std::unique_ptr<PlanCache> plans;
   // Distinct first elements for skip-scan planning (0: more than
-  // kSkipScanDistinct), measured when the table's row_writes was
+  // kSkipScanDistinct, or too few repeats), measured when the table's row_writes was
   // `distinct_writes`; measured again once it has moved on.
   std::optional<double> leading_distinct;
   uint64_t distinct_writes = 0;
 };
 
 // A skip-scan is planned over a first position with at most this many
-// distinct values (counted with one seek each).
+// distinct values (counted with one seek each)...
 inline constexpr size_t kSkipScanDistinct = 256;
+// ... that repeat this many times on average, SQLite's own condition for a
+// skip-scan (which it tests on ANALYZE's statistics; without them it
+// assumes fewer repeats and never skips). Below it a scan reads the key or
+// index whole, as SQLite reads its own table, in the same order.
+inline constexpr size_t kSkipScanRowsPerValue = 18;
 
 using ext::SqliteConversions;
 using ext::sql_value_of;

@@ -395,5 +395,18 @@ TEST(CountLeadingElementsTest, CountsDistinctFirstElementsUpToTheLimit) {
   EXPECT_EQ(n, 0u);
 }
 
+TEST(CountKeysTest, CountsTheKeysUnderThePrefixUpToTheLimit) {
+  Fixture f(5);  // with neighbours under other prefixes on both sides
+  ASSERT_GT(f.keys.size(), 3u);
+  ASSERT_TRUE(f.store.set(f.prefix + "\xff", "").ok());  // no element: past the end
+  size_t n = 99;
+  ASSERT_TRUE(count_keys(&f.store, f.prefix, 1000000, &n).ok());
+  EXPECT_EQ(n, f.keys.size());
+  ASSERT_TRUE(count_keys(&f.store, f.prefix, 3, &n).ok());
+  EXPECT_EQ(n, 3u);
+  ASSERT_TRUE(count_keys(&f.store, f.prefix, 0, &n).ok());
+  EXPECT_EQ(n, 0u);
+}
+
 }  // namespace
 }  // namespace tuplekv
