@@ -8,7 +8,9 @@
 // included, 0-2 indexes, unique ones declared as INDEX or as UNIQUE
 // constraints, store=sqlite or memory), then runs random statements on both
 // tables: INSERT (one or several rows, with or without a column list, every
-// conflict clause, INSERT ... SELECT), UPDATE of values and of keys, DELETE, queries with =, IN lists
+// conflict clause, INSERT ... SELECT, and now and then 40 rows whose first
+// key and index columns repeat two values, so that the planner skip-scans
+// as over a large table), UPDATE of values and of keys, DELETE, queries with =, IN lists
 // and subqueries, ranges, row-value comparisons, BETWEEN, LIKE/GLOB,
 // IS [NOT] NULL, !=, OR, ORDER BY/LIMIT/OFFSET, aggregates, DISTINCT,
 // compound SELECTs, correlated subqueries, window functions and self-joins,
@@ -460,6 +462,42 @@ class TableDiff {
     for (size_t i = 0; i < columns_.size(); ++i) s += (i ? ", " : "") + maybe_null(columns_[i]);
     return s + ")";
   }
+  // 40 rows in one INSERT OR IGNORE: the first key column and each index's
+  // first column repeat two values, and the other key columns count up, so
+  // that first values repeat often enough for the planner to skip-scan
+  // (ext/table_vtab.h, kSkipScanRowsPerValue) as over a large table.
+  std::string repeating_rows() {
+    std::vector<std::vector<std::string>> pools(columns_.size());
+    auto pool_for = [&](const std::string& name) {
+      for (size_t i = 0; i < columns_.size(); ++i) {
+        if (columns_[i].name == name && pools[i].empty()) {
+          pools[i] = {value_of(columns_[i].type), value_of(columns_[i].type)};
+        }
+      }
+    };
+    strict_ = true;  // several rows under OR IGNORE: values of each column's type
+    if (!key_.empty()) pool_for(key_[0]);
+    for (const Index& i : indexes_) pool_for(i.columns[0]);
+    std::string s = "INSERT OR IGNORE INTO @T VALUES ";
+    for (int r = 0; r < 40; ++r) {
+      s += r ? ", (" : "(";
+      for (size_t i = 0; i < columns_.size(); ++i) {
+        const Column& c = columns_[i];
+        std::string v;
+        if (!pools[i].empty()) {
+          v = pools[i][static_cast<size_t>(pick(2))];
+        } else if (c.key) {
+          const std::string n = std::to_string(++counted_);
+          v = c.type == "TEXT" ? "'k" + n + "'" : c.type == "BLOB" ? "CAST('k" + n + "' AS BLOB)" : n;
+        } else {
+          v = maybe_null(c);
+        }
+        s += (i ? ", " : "") + v;
+      }
+      s += ")";
+    }
+    return s;
+  }
   std::string key_match() {
     if (key_.empty()) return "rowid = " + std::to_string(1 + pick(12));
     std::string s;
@@ -493,6 +531,7 @@ class TableDiff {
       case 0:
       case 1:
       case 2: {
+        if (pick(15) == 0) return repeating_rows();
         const std::string clause = pick(12) == 0 ? kConflict[5] : kConflict[pick(5)];
         std::string s = "INSERT" + clause + " INTO @T VALUES ";
         const int rows = pick(3);
@@ -802,6 +841,7 @@ class TableDiff {
   std::vector<Column> columns_;
   std::vector<std::string> key_;
   std::vector<Index> indexes_;
+  int counted_ = 0;  // repeating_rows()' numbering of key columns
   bool memory_ = false;
   bool strict_ = false;
   std::string last_;
