@@ -2,6 +2,7 @@
 
 #include <new>
 
+#include "core/tuple.h"
 #include "ext/values.h"
 
 namespace tuplekv::ext {
@@ -47,6 +48,43 @@ model::SqlValue sql_value_of(sqlite3_value* v, TextRead text) {
       break;
   }
   return out;
+}
+
+bool append_value_of_its_type(model::ColumnType type, sqlite3_value* v, TextRead text, Bytes* out) {
+  const int kind = sqlite3_value_type(v);
+  switch (kind) {
+    case SQLITE_INTEGER:
+      if (type != model::ColumnType::kInteger && type != model::ColumnType::kAny) return false;
+      append_int64_element(sqlite3_value_int64(v), out);
+      return true;
+    case SQLITE_FLOAT: {
+      if (type != model::ColumnType::kReal && type != model::ColumnType::kAny) return false;
+      const double r = sqlite3_value_double(v);
+      // A REAL column stores -0.0 as 0.0 (coerce()); ANY keeps it.
+      append_double_element(type == model::ColumnType::kReal && r == 0 ? 0.0 : r, out);
+      return true;
+    }
+    case SQLITE_TEXT: {
+      if (text != TextRead::kUtf8AsStored) return false;
+      if (type != model::ColumnType::kText && type != model::ColumnType::kAny) return false;
+      const void* p = sqlite3_value_blob(v);  // blob before bytes, as SQLite asks
+      const std::string_view s = p == nullptr ? std::string_view()
+                                              : std::string_view(static_cast<const char*>(p),
+                                                                 static_cast<size_t>(sqlite3_value_bytes(v)));
+      if (!is_valid_utf8(s)) return false;  // the general path says so
+      append_string_element(s, out);
+      return true;
+    }
+    case SQLITE_BLOB:
+      if (type != model::ColumnType::kBlob && type != model::ColumnType::kAny) return false;
+      append_bytes_element(blob_view(v), out);
+      return true;
+    case SQLITE_NULL:
+      out->push_back('\0');  // (NOT NULL is checked before)
+      return true;
+    default:
+      return false;
+  }
 }
 
 model::SqlValue SqliteConversions::numeric(const model::SqlValue& v) {

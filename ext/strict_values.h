@@ -42,6 +42,14 @@ Result<TextRead> text_read_for(sqlite3* db);
 // Reads an SQL value as a model::SqlValue (views into the value).
 model::SqlValue sql_value_of(sqlite3_value* v, TextRead text = TextRead::kTerminated);
 
+// coerce() then model::append_element() where they change nothing: `v`
+// is NULL or already has `type` (INTEGER, REAL, TEXT or BLOB; any value
+// for ANY), and TEXT is valid UTF-8 read as stored. Appends the element to *out and returns
+// true; false (and *out unchanged) for everything else, which takes the
+// general path. Most written values are of this kind, and this reads each
+// with one type test instead of building SqlValues.
+bool append_value_of_its_type(model::ColumnType type, sqlite3_value* v, TextRead text, Bytes* out);
+
 // A STRICT type error (core coerce()) as xUpdate must return it. SQLite
 // handles a constraint code from xUpdate by the statement's conflict clause
 // (skipped under IGNORE, the transaction rolled back under ROLLBACK), where

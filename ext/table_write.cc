@@ -457,6 +457,11 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
       w.row[c] = w.old_row[c];
       continue;
     }
+    w.cells[c].clear();
+    if (append_value_of_its_type(s.columns[c].type, src[c], t.text_read, &w.cells[c])) {
+      w.row[c] = w.cells[c];
+      continue;
+    }
     w.conv.set_source(src[c]);
     Status st = model::coerce(s.columns[c].type, sql_value_of(src[c], t.text_read), &w.conv, t.name,
                               s.columns[c].name, &w.values[c], &w.text_bufs[c], s.columns[c].type_label);
