@@ -102,29 +102,9 @@ inline bool scalar_text_is_valid(const ScalarElement& e);
 }
 
 inline bool scalar_text_is_valid(const ScalarElement& e) {
-  const auto* p = reinterpret_cast<const uint8_t*>(e.payload.data());
-  const size_t n = e.payload.size();
-  // Column text is mostly short ASCII: OR it together a word at a time
-  // (overlapping loads at the end) before the full check.
-  uint64_t high = 0;
-  if (n >= 8) {
-    for (size_t i = 0; i + 8 <= n; i += 8) {
-      uint64_t w;
-      std::memcpy(&w, p + i, 8);
-      high |= w;
-    }
-    uint64_t w;
-    std::memcpy(&w, p + n - 8, 8);
-    high |= w;
-  } else if (n >= 4) {
-    uint32_t a, b;
-    std::memcpy(&a, p, 4);
-    std::memcpy(&b, p + n - 4, 4);
-    high = a | b;
-  } else {
-    for (size_t i = 0; i < n; ++i) high |= p[i];
+  if (internal::is_ascii(reinterpret_cast<const uint8_t*>(e.payload.data()), e.payload.size())) {
+    return true;
   }
-  if ((high & 0x8080808080808080ull) == 0) return true;
   return is_valid_utf8(e.payload);
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace tuplekv::internal {
@@ -20,6 +21,31 @@ inline constexpr int kMaxNestingDepth = 128;
 // n when the whole range is well-formed UTF-8 (Unicode Table 3-7: no
 // overlongs, no surrogates, nothing above U+10FFFF, no truncated sequence).
 size_t utf8_error_offset(const uint8_t* p, size_t n);
+
+// Whether p[0, n) is all ASCII. Column text is mostly short ASCII: the
+// bytes are ORed together a word at a time (overlapping loads at the end)
+// and tested once, rather than byte by byte.
+inline bool is_ascii(const uint8_t* p, size_t n) {
+  uint64_t high = 0;
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 <= n; i += 8) {
+      uint64_t w;
+      std::memcpy(&w, p + i, 8);
+      high |= w;
+    }
+    uint64_t w;
+    std::memcpy(&w, p + n - 8, 8);
+    high |= w;
+  } else if (n >= 4) {
+    uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + n - 4, 4);
+    high = a | b;
+  } else {
+    for (size_t i = 0; i < n; ++i) high |= p[i];
+  }
+  return (high & 0x8080808080808080ull) == 0;
+}
 
 // Appends the shortest decimal text that reads back as exactly `d` (or the
 // float32 `f`), spelled the way Python's repr() spells it: positional from

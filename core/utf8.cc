@@ -56,8 +56,8 @@ size_t utf8_error_offset(const uint8_t* p, size_t n) {
 }  // namespace internal
 
 bool is_valid_utf8(std::string_view s) {
-  return internal::utf8_error_offset(reinterpret_cast<const uint8_t*>(s.data()), s.size()) ==
-         s.size();
+  const auto* p = reinterpret_cast<const uint8_t*>(s.data());
+  return internal::is_ascii(p, s.size()) || internal::utf8_error_offset(p, s.size()) == s.size();
 }
 
 std::string quote_for_message(std::string_view s, char quote, size_t max_bytes) {

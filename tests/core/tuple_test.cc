@@ -274,6 +274,26 @@ TEST(TupleValueTest, AccessorsAndNames) {
   EXPECT_EQ(element_type_name(ElementType::kUser), "user");
 }
 
+// ASCII is recognised a word at a time, with overlapping loads at the
+// end: a bad byte or a valid sequence at every position of every length.
+TEST(TupleValueTest, Utf8ValidationSeesEveryPosition) {
+  for (size_t n = 1; n <= 40; ++n) {
+    for (size_t at = 0; at < n; ++at) {
+      std::string bad(n, 'a');
+      bad[at] = '\xff';
+      EXPECT_FALSE(is_valid_utf8(bad)) << n << " " << at;
+      bad[at] = '\x80';  // a lone continuation byte
+      EXPECT_FALSE(is_valid_utf8(bad)) << n << " " << at;
+      if (at + 1 < n) {
+        std::string good(n, 'a');
+        good[at] = '\xC3';
+        good[at + 1] = '\xA9';
+        EXPECT_TRUE(is_valid_utf8(good)) << n << " " << at;
+      }
+    }
+  }
+}
+
 TEST(TupleValueTest, Utf8Validation) {
   EXPECT_TRUE(is_valid_utf8(""));
   EXPECT_TRUE(is_valid_utf8(std::string_view("a\0b", 3)));
