@@ -71,11 +71,11 @@
 // when its first position holds at most kSkipScanDistinct values, each
 // repeated kSkipScanRowsPerValue times on average (SQLite's rule); the
 // counts are taken at planning, with one seek per value and one pass over
-// at most 18 keys per value, and kept until the table is next written. Otherwise an index that does not cover the
-// statement may be read in one filtered pass (`index i: filter b=?1`),
-// looking up only the rows whose entries pass, where SQLite's costs read
-// the reference's index so (native_filter_cost). Per column type
-// (DESIGN.md §6):
+// at most 18 keys per value, and kept until the table is next written.
+// Otherwise an index that does not cover the statement may be read in one
+// filtered pass (`index i: filter b=?1`), looking up only the rows whose
+// entries pass, where SQLite's costs read the reference's index so
+// (native_filter_cost). Per column type (DESIGN.md §6):
 //   INTEGER, REAL  exact: the right-hand side gets numeric affinity, as
 //                  SQLite gives it; INTEGER vs REAL bounds are converted
 //                  exactly (a > 2.5 is a > 2; REAL vs an integer beyond
