@@ -53,12 +53,15 @@
 //                      may compare numerically); nothing is omitted, ORDER
 //                      BY is not consumed, and a number arriving there turns
 //                      the scan into a full scan of the candidate
+//           bit 10     key order: the statement reads raw_key (an UPDATE or
+//                      DELETE) through an index; the rows are held and
+//                      returned in primary key order (see below)
 //           bits 16-30 length of the label before the plan text
 //   idxStr  label + the plan text of core/plan.h over the candidate's
 //           positions, e.g. `index region_idx: range region=?1` or
 //           `primary key: point user_id=?1`; argv in its term order. The
-//           label says `covering`, `recheck` (bit 9) and `sorted` (a scan
-//           over ANY positions, see below).
+//           label says `covering`, `recheck` (bit 9), `sorted` (a scan
+//           over ANY positions, see below) and `key order` (bit 10).
 // Candidates are costed with plan_scan(); an index that does not cover the
 // statement pays a row fetch per row, so a key prefix beats an index range
 // beats a full scan; among them the choice also charges SQLite's sort to
@@ -130,6 +133,7 @@ namespace {
 constexpr int kIdxCandidateMask = 0xff;
 constexpr int kIdxCovering = 0x100;
 constexpr int kIdxAmbiguous = 0x200;
+constexpr int kIdxKeyOrder = 0x400;
 constexpr int kIdxLabelShift = 16;
 // Sorting n rows costs about this times n log2 n rows of scanning.
 constexpr double kSortCost = 1;
@@ -998,6 +1002,14 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   }
   Evaluated chosen = std::move(evaluated[best]);
   const Candidate& c = t->candidates[best];
+  // SQLite applies a multi-row UPDATE of its own table in key order (its
+  // two passes collect the keys in a sorted ephemeral index, or a rowid
+  // set), and a virtual table's in the order the scan returns the rows:
+  // which of several rows that collide an UPDATE OR IGNORE or OR REPLACE
+  // keeps. A scan that reads raw_key is such a statement's (xUpdate takes
+  // the row by it), so one through an index holds its rows and returns
+  // them in key order. The primary key's own scans come in that order.
+  const bool key_order = c.is_index && !chosen.plan.unique && ((info->colUsed >> raw_bit) & 1) != 0;
   for (size_t k = 0; k < chosen.plan.terms.size(); ++k) {
     const int i = chosen.source[static_cast<size_t>(chosen.plan.terms[k].constraint)];
     info->aConstraintUsage[i].argvIndex = static_cast<int>(k) + 1;
@@ -1012,11 +1024,15 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   if (c.is_index && chosen.covering) label += " covering";
   if (chosen.ambiguous) label += " recheck";
   // The scan holds what it reads to return it in SQLite's order.
-  if (c.sql_order_from >= 0 && !chosen.plan.unique) label += " sorted";
+  if (key_order) {
+    label += " key order";
+  } else if (c.sql_order_from >= 0 && !chosen.plan.unique) {
+    label += " sorted";
+  }
   label += ": ";
   const std::string text = label + describe(chosen.plan, c.columns);
   info->idxNum = static_cast<int>(best) | (chosen.covering && c.is_index ? kIdxCovering : 0) |
-                 (chosen.ambiguous ? kIdxAmbiguous : 0) |
+                 (chosen.ambiguous ? kIdxAmbiguous : 0) | (key_order ? kIdxKeyOrder : 0) |
                  static_cast<int>(label.size() << kIdxLabelShift);
   info->idxStr = sqlite3_mprintf("%s", text.c_str());
   if (info->idxStr == nullptr) return SQLITE_NOMEM;
@@ -1132,7 +1148,10 @@ struct TableCursor : sqlite3_vtab_cursor {
   SpecScan scan_;
   bool eof_ = true;
   // Sorted scans (Candidate::sql_order_from): the current group, in order.
+  // Key-ordered ones (kIdxKeyOrder): every row of the scan, one group.
   bool sorting_ = false;
+  bool key_ordered_ = false;
+  model::TableLayout::Elements sort_indexed_;  // scratch of split_index()
   std::vector<ReadPair> sorted_;
   size_t sorted_at_ = 0;
   Bytes arena_;
@@ -1198,6 +1217,7 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
     return Status::Internal("tuplekv internal error: candidate " + std::to_string(cand_));
   }
   covering_ = (idx_num & kIdxCovering) != 0;
+  key_ordered_ = (idx_num & kIdxKeyOrder) != 0 && t->candidates[cand_].is_index;
   const bool ambiguous = (idx_num & kIdxAmbiguous) != 0;
   if (idx_str == nullptr) idx_str = "";
   const size_t label = static_cast<size_t>(idx_num >> kIdxLabelShift);
@@ -1233,7 +1253,7 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
   // row, min() over 0 and 0.0, LIMIT without ORDER BY). One key needs no
   // sorting.
   const bool one_key = spec_.point && !spec_.skip && spec_.size() == 1;
-  sorting_ = c.sql_order_from >= 0 && !one_key;
+  sorting_ = (key_ordered_ || c.sql_order_from >= 0) && !one_key;
   one_row_in_fresh_registers_ = one_key && !filtered_since_open_;
   filtered_since_open_ = true;
   limited_ = spec_.has_limit;
@@ -1360,23 +1380,34 @@ Status TableCursor::read_sorted_group() {
   }
   const size_t skip = prefix().size();
   // The group: the keys that share the current key's elements before the
-  // first ANY one (their order is tuple order, which is SQLite's there).
+  // first ANY one (their order is tuple order, which is SQLite's there);
+  // in key order, every key.
   BytesView first = scan_.key();
   size_t group_end = skip;
-  for (int e = 0; e < t->candidates[cand_].sql_order_from; ++e) {
+  for (int e = 0; !key_ordered_ && e < t->candidates[cand_].sql_order_from; ++e) {
     size_t n = 0;
     TUPLEKV_RETURN_IF_ERROR(with_store_context(element_size(first.substr(group_end), &n), kModule, t->name));
     group_end += n;
   }
   group_.assign(first.substr(0, group_end));
-  const bool reverse = spec_.reverse;
+  // Key order is the reference's stored order: backwards where every key
+  // column is DESC (mixed directions: ascending, README "Known difference").
+  const bool reverse = key_ordered_ ? t->candidates[0].stored_descending : spec_.reverse;
   bool in_order = true;  // often so: an ANY column holding one type
   do {
     const BytesView key = scan_.key();
     if (key.substr(0, group_.size()) != BytesView(group_)) break;
     const BytesView value = scan_.value();
     const size_t order_at = sort_keys_.size();
-    model::append_sql_sort_key(key.substr(skip), &sort_keys_);
+    if (key_ordered_) {
+      BytesView key_elements;
+      TUPLEKV_RETURN_IF_ERROR(with_store_context(
+          t->layout.split_index(t->candidates[cand_].index, key, &sort_indexed_, &key_elements, nullptr),
+          kModule, t->name));
+      model::append_sql_sort_key(key_elements, &sort_keys_);
+    } else {
+      model::append_sql_sort_key(key.substr(skip), &sort_keys_);
+    }
     const ReadPair pair{arena_.size(), key.size(), value.size(),
                         order_at,      sort_keys_.size() - order_at, scan_.mapped_found()};
     if (in_order && !sorted_.empty()) {

@@ -1194,6 +1194,33 @@ TEST_P(TableVtabTest, SkipScansOverFewFirstValues) {
   EXPECT_EQ(db_.value("SELECT tuplekv_check('pr')"), "ok");
 }
 
+// SQLite applies a multi-row UPDATE of its own table in key order; an
+// UPDATE whose scan goes through an index gets its rows in key order too,
+// so the same row of several that collide is kept (or replaced).
+TEST_P(TableVtabTest, UpdatesThroughAnIndexApplyRowsInKeyOrder) {
+  const std::string store = store_option();
+  for (const char* clause : {"OR IGNORE", "OR REPLACE"}) {
+    ASSERT_TRUE(db_.exec("DROP TABLE IF EXISTS ku; DROP TABLE IF EXISTS native;"
+                         "CREATE VIRTUAL TABLE ku USING tuplekv_table(k INTEGER, grp TEXT, v TEXT, "
+                         "PRIMARY KEY(k), INDEX ku_grp(grp)" + store + ");"
+                         "CREATE TABLE native(k INTEGER NOT NULL PRIMARY KEY, grp TEXT, v TEXT) "
+                         "STRICT, WITHOUT ROWID; CREATE INDEX native_grp ON native(grp);"));
+    // Index order (grp, k) is 3, 1, 4, 2; key order 1, 2, 3, 4.
+    const std::string rows = "VALUES (1, 'b', 'one'), (2, 'c', 'two'), (3, 'a', 'three'), (4, 'b', 'four')";
+    ASSERT_TRUE(db_.exec("INSERT INTO ku " + rows + "; INSERT INTO native " + rows + ";"));
+    const std::string update = std::string("UPDATE ") + clause + " @T SET k = 10 WHERE grp >= 'a'";
+    EXPECT_THAT(plan(on(update, "ku")), HasSubstr("index ku_grp key order: range grp>=?1"));
+    ASSERT_TRUE(db_.exec(on(update, "ku")));
+    ASSERT_TRUE(db_.exec(on(update, "native")));
+    EXPECT_EQ(db_.rows("SELECT * FROM ku ORDER BY k"), db_.rows("SELECT * FROM native ORDER BY k")) << clause;
+    EXPECT_EQ(db_.value("SELECT v FROM ku WHERE k = 10"),
+              std::string(clause) == "OR IGNORE" ? "one" : "four");
+    EXPECT_EQ(db_.value("SELECT tuplekv_check('ku')"), "ok");
+  }
+  // A SELECT through the same index keeps the index's order.
+  EXPECT_THAT(plan("SELECT v FROM ku WHERE grp >= 'a'"), Not(HasSubstr("key order")));
+}
+
 // A skip-scan needs each first value repeated 18 times on average, as
 // SQLite's own needs: below that the table reads its key whole as the
 // native one does, so an UPDATE OR IGNORE whose rows collide keeps the same
