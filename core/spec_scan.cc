@@ -196,18 +196,15 @@ Status SpecScan::open_range() {
 
 Status count_leading_elements(OrderedStore* store, BytesView prefix, size_t limit, size_t* count) {
   *count = 0;
-  KeyRange range;
-  range.begin.assign(prefix);
-  range.end.assign(prefix);
-  range.end.push_back(kAfterElements);
+  KeyRange keys = range(prefix);
   ScanOptions options;
   options.keys_only = true;
   std::unique_ptr<Cursor> cursor;
   while (*count <= limit) {
     if (cursor == nullptr) {
-      TUPLEKV_ASSIGN_OR_RETURN(cursor, store->scan(range, options));
+      TUPLEKV_ASSIGN_OR_RETURN(cursor, store->scan(keys, options));
     } else {
-      TUPLEKV_RETURN_IF_ERROR(cursor->rescan(range));
+      TUPLEKV_RETURN_IF_ERROR(cursor->rescan(keys));
     }
     if (!cursor->valid()) return cursor->status();
     ++*count;
@@ -216,7 +213,7 @@ Status count_leading_elements(OrderedStore* store, BytesView prefix, size_t limi
     TUPLEKV_RETURN_IF_ERROR(element_size(key.substr(prefix.size()), &size));
     Bytes next(key.substr(0, prefix.size() + size));
     next.push_back(kAfterElements);
-    range.begin.swap(next);
+    keys.begin.swap(next);
   }
   return Status::OK();
 }
@@ -224,14 +221,10 @@ Status count_leading_elements(OrderedStore* store, BytesView prefix, size_t limi
 Status count_keys(OrderedStore* store, BytesView prefix, size_t limit, size_t* count) {
   *count = 0;
   if (limit == 0) return Status::OK();  // (to a scan, a limit of 0 is none)
-  KeyRange range;
-  range.begin.assign(prefix);
-  range.end.assign(prefix);
-  range.end.push_back(kAfterElements);
   ScanOptions options;
   options.keys_only = true;
   options.limit = limit;
-  TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> cursor, store->scan(range, options));
+  TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> cursor, store->scan(range(prefix), options));
   for (; cursor->valid(); cursor->next()) ++*count;
   return cursor->status();
 }
