@@ -86,6 +86,18 @@ class TableVtabTest : public ::testing::TestWithParam<std::string> {
     EXPECT_THAT(plan(on(tmpl, vt)), HasSubstr(vt_plan));
     expect_as_native(tmpl, vt);
   }
+  // A statement, the native index SQLite searches for it, and (part of)
+  // the plan tuplekv's table `vt` gets.
+  struct NativeIndexPlan {
+    const char* sql;
+    const char* native_index;
+    const char* plan;
+  };
+  void expect_planned_as_native(const std::string& vt, std::initializer_list<NativeIndexPlan> cases) {
+    for (const NativeIndexPlan& c : cases) {
+      expect_planned_as_native(c.sql, vt, std::string("INDEX ") + c.native_index, c.plan);
+    }
+  }
   Db db_;
 };
 
@@ -296,23 +308,16 @@ TEST_P(TableVtabTest, SearchesReadTheIndexTheReferenceReads) {
       "CREATE INDEX n_at ON n(a, t); CREATE INDEX n_ab ON n(a, b); CREATE INDEX n_b ON n(b);",
       " VALUES (1, 7, 9, 'z', 'p'), (2, 7, 1, 'a', 'q'), (3, 7, 5, 'm', 'r'), (4, 8, 3, 'b', 's'),"
       " (5, 9, 2, 'y', 't'), (6, 7, 4, 'c', 'u'), (7, 6, 8, 'x', 'v')"));
-  struct Case {
-    const char* sql;
-    const char* native_index;
-    const char* index;
-  };
-  for (const Case& c : {
-           // a = 7: si_ab and si_at serve alike; si_ab's entries are narrower.
-           Case{"SELECT id, pad FROM @T WHERE a = 7", "n_ab", "index si_ab"},
-           Case{"SELECT id FROM @T WHERE a = 7 LIMIT 2", "n_ab", "index si_ab"},
-           // si_ab serves both terms.
-           Case{"SELECT id, pad FROM @T WHERE a = 7 AND b > 0", "n_ab", "index si_ab"},
-           Case{"SELECT id, pad FROM @T WHERE b > 2", "n_b", "index si_b"},
-           Case{"SELECT id, pad FROM @T WHERE b > 2 LIMIT 3", "n_b", "index si_b"},
-           Case{"SELECT id, pad FROM @T WHERE b BETWEEN 2 AND 8", "n_b", "index si_b"},
-       }) {
-    expect_planned_as_native(c.sql, "si", std::string("INDEX ") + c.native_index, c.index);
-  }
+  expect_planned_as_native("si", {
+      // a = 7: si_ab and si_at serve alike; si_ab's entries are narrower.
+      {"SELECT id, pad FROM @T WHERE a = 7", "n_ab", "index si_ab"},
+      {"SELECT id FROM @T WHERE a = 7 LIMIT 2", "n_ab", "index si_ab"},
+      // si_ab serves both terms.
+      {"SELECT id, pad FROM @T WHERE a = 7 AND b > 0", "n_ab", "index si_ab"},
+      {"SELECT id, pad FROM @T WHERE b > 2", "n_b", "index si_b"},
+      {"SELECT id, pad FROM @T WHERE b > 2 LIMIT 3", "n_b", "index si_b"},
+      {"SELECT id, pad FROM @T WHERE b BETWEEN 2 AND 8", "n_b", "index si_b"},
+  });
   // Two single-column indexes on different columns, one term each: the
   // newer.
   ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE tw USING tuplekv_table(id INTEGER, a INTEGER, b INTEGER,"
@@ -353,21 +358,14 @@ TEST_P(TableVtabTest, IsNullSearchesTheIndexForItsNulls) {
       "nl", "id INTEGER, a TEXT COLLATE NOCASE, b ANY, c REAL, d INTEGER, PRIMARY KEY(id)",
       ", INDEX nl_a(a), INDEX nl_bc(b, c), INDEX nl_d(d DESC)",
       "CREATE INDEX n_a ON n(a); CREATE INDEX n_bc ON n(b, c); CREATE INDEX n_d ON n(d DESC);", rows));
-  struct Case {
-    const char* sql;
-    const char* native_index;
-    const char* plan;
-  };
-  for (const Case& c : {
-           Case{"SELECT * FROM @T WHERE a IS NULL", "n_a", "index nl_a: range a IS ?1"},
-           Case{"SELECT id FROM @T WHERE b IS NULL", "n_bc", "index nl_bc covering sorted: range b IS ?1"},
-           Case{"SELECT id FROM @T WHERE b IS NULL AND c IS NULL", "n_bc", "range b IS ?1 AND c IS ?2"},
-           Case{"SELECT id, c FROM @T WHERE b IS NULL AND c > 2", "n_bc", "range b IS ?1 AND c>?2"},
-           Case{"SELECT * FROM @T WHERE d IS NULL", "n_d", "index nl_d: range d IS ?1"},
-           Case{"SELECT id FROM @T WHERE d IS NULL LIMIT 3", "n_d", "index nl_d covering: range d IS ?1"},
-       }) {
-    expect_planned_as_native(c.sql, "nl", std::string("INDEX ") + c.native_index, c.plan);
-  }
+  expect_planned_as_native("nl", {
+      {"SELECT * FROM @T WHERE a IS NULL", "n_a", "index nl_a: range a IS ?1"},
+      {"SELECT id FROM @T WHERE b IS NULL", "n_bc", "index nl_bc covering sorted: range b IS ?1"},
+      {"SELECT id FROM @T WHERE b IS NULL AND c IS NULL", "n_bc", "range b IS ?1 AND c IS ?2"},
+      {"SELECT id, c FROM @T WHERE b IS NULL AND c > 2", "n_bc", "range b IS ?1 AND c>?2"},
+      {"SELECT * FROM @T WHERE d IS NULL", "n_d", "index nl_d: range d IS ?1"},
+      {"SELECT id FROM @T WHERE d IS NULL LIMIT 3", "n_d", "index nl_d covering: range d IS ?1"},
+  });
   // Only the NULLs are read.
   EXPECT_EQ(stat("nl", "SELECT * FROM nl WHERE a IS NULL", "rows"), nulls_of_a);
   EXPECT_EQ(stat("nl", "SELECT * FROM nl WHERE a IS NULL", "ranges"), 1);
@@ -424,22 +422,15 @@ TEST_P(TableVtabTest, IsSearchesTheIndexForAValueOrItsNulls) {
       "ni", "id INTEGER, a TEXT COLLATE NOCASE, b ANY, d INTEGER, PRIMARY KEY(id)",
       ", INDEX ni_a(a), INDEX ni_b(b), INDEX ni_d(d DESC)",
       "CREATE INDEX n_a ON n(a); CREATE INDEX n_b ON n(b); CREATE INDEX n_d ON n(d DESC);", rows));
-  struct Case {
-    const char* sql;
-    const char* native_index;
-    const char* plan;
-  };
-  for (const Case& c : {
-           Case{"SELECT * FROM @T WHERE a IS 'x'", "n_a", "index ni_a: range a IS ?1"},
-           Case{"SELECT id FROM @T WHERE b IS 2", "n_b", "index ni_b covering sorted: range b IS ?1"},
-           Case{"SELECT * FROM @T WHERE d IS 5", "n_d", "index ni_d: range d IS ?1"},
-           // NULL only at run time: not the IS NULL SQLite rewrites a literal to.
-           Case{"SELECT * FROM @T WHERE d IS CAST(NULL AS INTEGER)", "n_d", "index ni_d: range d IS ?1"},
-           Case{"SELECT id FROM @T WHERE b IS (SELECT NULL)", "n_b",
-                "index ni_b covering recheck sorted: range b IS ?1"},
-       }) {
-    expect_planned_as_native(c.sql, "ni", std::string("INDEX ") + c.native_index, c.plan);
-  }
+  expect_planned_as_native("ni", {
+      {"SELECT * FROM @T WHERE a IS 'x'", "n_a", "index ni_a: range a IS ?1"},
+      {"SELECT id FROM @T WHERE b IS 2", "n_b", "index ni_b covering sorted: range b IS ?1"},
+      {"SELECT * FROM @T WHERE d IS 5", "n_d", "index ni_d: range d IS ?1"},
+      // NULL only at run time: not the IS NULL SQLite rewrites a literal to.
+      {"SELECT * FROM @T WHERE d IS CAST(NULL AS INTEGER)", "n_d", "index ni_d: range d IS ?1"},
+      {"SELECT id FROM @T WHERE b IS (SELECT NULL)", "n_b",
+          "index ni_b covering recheck sorted: range b IS ?1"},
+  });
   // Only the matching entries are read.
   EXPECT_EQ(stat("ni", "SELECT * FROM ni WHERE d IS CAST(NULL AS INTEGER)", "rows"), nulls_of_d);
   EXPECT_EQ(stat("ni", "SELECT * FROM ni WHERE a IS 'x'", "rows"), x_of_a);
