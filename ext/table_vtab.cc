@@ -627,6 +627,14 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
         if (pattern || coll == nullptr || !iequal(coll, std::string(key_collation).c_str())) pos = -1;
       } else if (textual && !binary && !pattern) {
         pos = -1;  // another collation: SQLite compares
+      } else if (!textual && !binary && in.iColumn >= 0) {
+        // No text to collate, but the reference's index on the column is
+        // BINARY and takes no term of another collation (such as the range
+        // SQLite derives from a LIKE, `c >= 'X' COLLATE NOCASE`): it tests
+        // the term on every row it reads, and so must SQLite here, or an
+        // error another term raises on one of those rows (abs() of the
+        // least integer) goes unseen. The rowid takes such terms natively.
+        pos = -1;
       }
       if (pos >= 0) {
         switch (in.op) {
