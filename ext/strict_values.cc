@@ -26,18 +26,8 @@ model::SqlValue sql_value_of(sqlite3_value* v, TextRead text) {
       break;
     case SQLITE_TEXT: {
       out.kind = model::SqlValue::Kind::kText;
-      if (text == TextRead::kUtf8AsStored) {
-        // Blob before bytes, as SQLite asks; the value stays TEXT.
-        const void* p = sqlite3_value_blob(v);
-        out.bytes = p == nullptr ? BytesView()
-                                 : BytesView(static_cast<const char*>(p),
-                                             static_cast<size_t>(sqlite3_value_bytes(v)));
-        break;
-      }
-      const unsigned char* p = sqlite3_value_text(v);
-      out.bytes = p == nullptr ? BytesView()
-                               : BytesView(reinterpret_cast<const char*>(p),
-                                           static_cast<size_t>(sqlite3_value_bytes(v)));
+      // As stored, the bytes are read as a blob's; the value stays TEXT.
+      out.bytes = text == TextRead::kUtf8AsStored ? blob_view(v) : text_view(v);
       break;
     }
     case SQLITE_BLOB:
@@ -67,10 +57,7 @@ bool append_value_of_its_type(model::ColumnType type, sqlite3_value* v, TextRead
     case SQLITE_TEXT: {
       if (text != TextRead::kUtf8AsStored) return false;
       if (type != model::ColumnType::kText && type != model::ColumnType::kAny) return false;
-      const void* p = sqlite3_value_blob(v);  // blob before bytes, as SQLite asks
-      const std::string_view s = p == nullptr ? std::string_view()
-                                              : std::string_view(static_cast<const char*>(p),
-                                                                 static_cast<size_t>(sqlite3_value_bytes(v)));
+      const std::string_view s = blob_view(v);  // as stored
       if (!is_valid_utf8(s)) return false;  // the general path says so
       append_string_element(s, out);
       return true;

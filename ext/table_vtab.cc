@@ -1010,13 +1010,18 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   }
   Evaluated chosen = std::move(evaluated[best]);
   const Candidate& c = t->candidates[best];
-  // SQLite applies a multi-row UPDATE of its own table in key order (its
-  // two passes collect the keys in a sorted ephemeral index, or a rowid
-  // set), and a virtual table's in the order the scan returns the rows:
-  // which of several rows that collide an UPDATE OR IGNORE or OR REPLACE
-  // keeps. A scan that reads raw_key is such a statement's (xUpdate takes
-  // the row by it), so one through an index holds its rows and returns
-  // them in key order. The primary key's own scans come in that order.
+  // SQLite applies a multi-row UPDATE of its own table in key order when
+  // it changes a key column, says OR REPLACE, has a subquery or changes a
+  // column of the index it reads through (two passes: the keys collected
+  // in a sorted ephemeral index, or a rowid set), else in the order it
+  // reads the rows; a virtual table's in the order the scan returns them.
+  // That order decides which of several rows that collide an UPDATE OR
+  // IGNORE, OR FAIL or OR REPLACE keeps. A scan that reads raw_key is such
+  // a statement's (xUpdate takes the row by it); planning does not learn
+  // the changed columns or the conflict clause, so one through an index
+  // holds its rows and returns them in key order, which is right for the
+  // key changes (README, "Known difference"). The primary key's own scans
+  // come in that order.
   const bool key_order = c.is_index && !chosen.plan.unique && ((info->colUsed >> raw_bit) & 1) != 0;
   for (size_t k = 0; k < chosen.plan.terms.size(); ++k) {
     const int i = chosen.source[static_cast<size_t>(chosen.plan.terms[k].constraint)];
