@@ -1399,7 +1399,7 @@ Status TableCursor::read_sorted_group() {
   size_t group_end = skip;
   for (int e = 0; !key_ordered_ && e < t->candidates[cand_].sql_order_from; ++e) {
     size_t n = 0;
-    TUPLEKV_RETURN_IF_ERROR(with_store_context(element_size(first.substr(group_end), &n), kModule, t->name));
+    TUPLEKV_RETURN_IF_ERROR(element_size(first.substr(group_end), &n));
     group_end += n;
   }
   group_.assign(first.substr(0, group_end));
@@ -1414,9 +1414,8 @@ Status TableCursor::read_sorted_group() {
     const size_t order_at = sort_keys_.size();
     if (key_ordered_) {
       BytesView key_elements;
-      TUPLEKV_RETURN_IF_ERROR(with_store_context(
-          t->layout.split_index(t->candidates[cand_].index, key, &sort_indexed_, &key_elements, nullptr),
-          kModule, t->name));
+      TUPLEKV_RETURN_IF_ERROR(
+          t->layout.split_index(t->candidates[cand_].index, key, &sort_indexed_, &key_elements, nullptr));
       model::append_sql_sort_key(key_elements, &sort_keys_);
     } else {
       model::append_sql_sort_key(key.substr(skip), &sort_keys_);
