@@ -153,6 +153,43 @@ int Db::error_code(const std::string& sql) {
   return rc;
 }
 
+std::string damaged(std::mt19937* rng, std::string b) {
+  auto pick = [&](size_t n) { return static_cast<size_t>((*rng)() % n); };
+  static const unsigned char kCodes[] = {0x00, 0x01, 0x02, 0x05, 0x0b, 0x0c, 0x14, 0x15, 0x1c, 0x1d, 0x20,
+                                         0x21, 0x26, 0x27, 0x30, 0x32, 0x33, 0x40, 0x4b, 0x80, 0xc3, 0xff};
+  switch (pick(8)) {
+    case 0:
+      if (!b.empty()) b[pick(b.size())] = static_cast<char>(pick(256));
+      break;
+    case 1:
+      if (!b.empty()) b.resize(pick(b.size()));
+      break;
+    case 2:
+      for (size_t n = 1 + pick(3); n > 0; --n) b.push_back(static_cast<char>(pick(256)));
+      break;
+    case 3:
+      b.insert(pick(b.size() + 1), 1, static_cast<char>(kCodes[pick(sizeof kCodes)]));
+      break;
+    case 4:
+      if (!b.empty()) b[pick(b.size())] ^= static_cast<char>(1 << pick(8));
+      break;
+    case 5:
+      if (b.size() > 1) std::swap(b[pick(b.size())], b[pick(b.size())]);
+      break;
+    case 6:
+      // After a string's terminator: a key cut there is often a bare prefix.
+      if (const size_t at = b.find('\0', 1); at != std::string::npos) b.resize(at + 1);
+      break;
+    default:
+      // The last byte (a terminator, often) or any other.
+      if (!b.empty()) {
+        b[pick(2) == 0 ? b.size() - 1 : pick(b.size())] = static_cast<char>(kCodes[pick(sizeof kCodes)]);
+      }
+      break;
+  }
+  return b;
+}
+
 std::string shared_path(const std::string& relative) {
   std::string path = std::string(TUPLEKV_SHARED_DIR) + "/" + relative;
   struct stat st;

@@ -15,6 +15,7 @@
 
 #include <sqlite3.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -72,6 +73,12 @@ std::string render_column(sqlite3_stmt* stmt, int i);
 // sqlite3_column_text would make 2 and '2', 0.0 and -0.0, or two doubles
 // equal to 15 digits look alike.
 std::string render_column_exact(sqlite3_stmt* stmt, int i);
+
+// `b` changed the way damage changes stored bytes: a byte replaced or a
+// bit flipped, cut short or cut after a terminator (often a bare prefix),
+// bytes added, a type code, terminator or non-ASCII byte put in, two bytes
+// swapped. For tests of what a damaged shadow table does.
+std::string damaged(std::mt19937* rng, std::string b);
 
 // Absolute path of a file under the shared directory (tuple vectors, slt
 // scripts); fails loudly if it does not exist.

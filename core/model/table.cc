@@ -1035,7 +1035,52 @@ Status TableRows::erase(const TableLayout::Elements& row, BytesView key_elements
 
 namespace {
 
-KeyRange prefix_range(const Bytes& p) { return range(p); }
+// Every key that starts with `p`, the bare prefix too: what the table's own
+// scans read ([p, strinc(p)), not the tuple range [p + 00, p + FF)), so that
+// a damaged key a SELECT meets is one the check meets as well. `p` starts
+// with a string element's code, so strinc cannot fail.
+KeyRange prefix_range(const Bytes& p) { return KeyRange{p, *strinc(p)}; }
+
+// Whether `v` is a value a write stores in column `c`: NULL where the
+// column allows it, else a 64-bit integer, a double, a string or bytes as
+// its type says. A read passes other elements on (a user type's bytes, a
+// nested tuple packed) but no write made them, and some cannot even stand
+// inside an index entry (a user type runs to the end of its tuple).
+bool column_can_hold(const TableColumn& c, const TupleValue& v) {
+  switch (v.type()) {
+    case ElementType::kNull:
+      return !c.not_null;
+    case ElementType::kInt:
+      return c.type == ColumnType::kInteger || c.type == ColumnType::kAny;
+    case ElementType::kDouble:
+      return c.type == ColumnType::kReal || c.type == ColumnType::kAny;
+    case ElementType::kString:
+      return c.type == ColumnType::kText || c.type == ColumnType::kAny;
+    case ElementType::kBytes:
+      return c.type == ColumnType::kBlob || c.type == ColumnType::kAny;
+    default:
+      return false;
+  }
+}
+
+// Whether every column of a split row decodes as a SELECT returning it
+// decodes it (the framing split_row checks, and the contents: a string's
+// UTF-8, a nested tuple's elements) and holds what a write would store.
+Status decode_columns(const TableLayout& l, const TableLayout::Elements& row) {
+  TupleValue v;
+  for (size_t i = 0; i < row.size(); ++i) {
+    const TableColumn& c = l.schema().columns[i];
+    BytesView in = row[i];
+    const Status s = decode_element(&in, &v);
+    if (!s.ok()) return s.with_context("table: column " + c.name);
+    if (!column_can_hold(c, v)) {
+      return Status::Corruption("table: column " + c.name + " (" + std::string(column_type_name(c.type)) +
+                                (c.not_null ? " NOT NULL" : "") + ") holds a " +
+                                std::string(element_type_name(v.type())) + " element");
+    }
+  }
+  return Status::OK();
+}
 
 }  // namespace
 
@@ -1051,7 +1096,8 @@ Status TableRows::check(std::string_view table, std::string* problem) {
     TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c,
                              store_->scan(prefix_range(l.row_prefix()), ScanOptions()));
     for (; c->valid(); c->next()) {
-      const Status s = l.split_row(c->key(), c->value(), &row, &key_elements);
+      Status s = l.split_row(c->key(), c->value(), &row, &key_elements);
+      if (s.ok()) s = decode_columns(l, row);
       if (!s.ok()) {
         *problem = std::string(table) + ": row " + repr_packed(c->key()) + ": " + s.message();
         return Status::OK();

@@ -440,6 +440,58 @@ TEST(TableRowsTest, LayoutIndexesMovesCheckAndRebuild) {
             "('users', 3)=('bob', 'eu')\n");
 }
 
+// The check reads every key a scan of the table can meet, and decodes every
+// column as a read returning it does: damage a SELECT fails on is damage
+// the check names.
+TEST(TableRowsTest, CheckFindsWhatReadsWouldFailOn) {
+  Fixture f({"user_id INTEGER", "name TEXT", "region TEXT", "PRIMARY KEY(user_id)",
+             "INDEX region_idx(region)"});
+  TableRows rows(&f.store, &f.layout);
+  TableLayout::Elements r1 = f.row({integer(1), text("ann"), text("eu")});
+  const Bytes k1 = Bytes(r1[0]);
+  ASSERT_TRUE(rows.put(r1, k1, nullptr, {}).ok());
+  std::string problem;
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  ASSERT_EQ(problem, "");
+
+  // A name that is not UTF-8: framed like any string, refused when decoded.
+  Bytes key;
+  f.layout.row_key(r1, {}, &key);
+  ASSERT_TRUE(f.store.set(key, Bytes("\x02" "an\xff" "\x00\x02" "eu\x00", 9)).ok());
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  EXPECT_EQ(problem.rfind("users: row ('users', 1): table: column name: tuple: invalid UTF-8", 0), 0u)
+      << problem;
+  // A user type element decodes, but no write makes one, and it cannot
+  // stand inside an index entry (it runs to the end of its tuple).
+  ASSERT_TRUE(f.store.set(key, Bytes("\x02" "ann\x00\x4b\x91", 7)).ok());
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  EXPECT_EQ(problem, "users: row ('users', 1): table: column region (TEXT) holds a user element");
+  f.layout.row_value(r1, &f.cells[0]);
+  ASSERT_TRUE(f.store.set(key, f.cells[0]).ok());
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  ASSERT_EQ(problem, "");
+
+  // The bare prefix, which the tuple range of the subspace leaves out but
+  // a scan of the table reads.
+  ASSERT_TRUE(f.store.set(f.layout.row_prefix(), f.cells[0]).ok());
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  EXPECT_EQ(problem, "users: row ('users',): table: a row key with the wrong number of key elements");
+  ASSERT_TRUE(f.store.clear(f.layout.row_prefix()).ok());
+  // So are keys past prefix + FF, and index entries likewise.
+  ASSERT_TRUE(f.store.set(f.layout.row_prefix() + "\xff", f.cells[0]).ok());
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  EXPECT_EQ(problem.rfind("users: row ", 0), 0u) << problem;
+  ASSERT_TRUE(f.store.clear(f.layout.row_prefix() + "\xff").ok());
+  ASSERT_TRUE(f.store.set(f.layout.index_prefix(0), "").ok());
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  EXPECT_EQ(problem.rfind("users: index region_idx entry ('region_idx',): ", 0), 0u) << problem;
+  uint64_t changed = 0;
+  ASSERT_TRUE(rows.rebuild(&changed).ok());
+  EXPECT_EQ(changed, 1u);
+  ASSERT_TRUE(rows.check("users", &problem).ok());
+  EXPECT_EQ(problem, "");
+}
+
 TEST(TableRowsTest, SplitRowAndCorruption) {
   Fixture f({"a TEXT", "b INTEGER", "c", "PRIMARY KEY(b, a)"});
   TableLayout::Elements r = f.row({text("x"), integer(5), SqlValue()});

@@ -1261,36 +1261,6 @@ const std::vector<DamagedModel>& damaged_models() {
   return models;
 }
 
-std::string damaged(std::mt19937* rng, std::string b) {
-  auto pick = [&](size_t n) { return static_cast<size_t>((*rng)() % n); };
-  static const unsigned char kCodes[] = {0x00, 0x01, 0x02, 0x05, 0x0b, 0x0c, 0x14, 0x1c, 0x1d,
-                                         0x20, 0x21, 0x26, 0x27, 0x30, 0x32, 0x33, 0x40, 0xff};
-  switch (pick(7)) {
-    case 0:
-      if (!b.empty()) b[pick(b.size())] = static_cast<char>(pick(256));
-      break;
-    case 1:
-      if (!b.empty()) b.resize(pick(b.size()));
-      break;
-    case 2:
-      for (size_t n = 1 + pick(3); n > 0; --n) b.push_back(static_cast<char>(pick(256)));
-      break;
-    case 3:
-      b.insert(pick(b.size() + 1), 1, static_cast<char>(kCodes[pick(sizeof kCodes)]));
-      break;
-    case 4:
-      if (!b.empty()) b[pick(b.size())] ^= static_cast<char>(1 << pick(8));
-      break;
-    case 5:
-      if (b.size() > 1) std::swap(b[pick(b.size())], b[pick(b.size())]);
-      break;
-    default:
-      if (!b.empty()) b.back() = static_cast<char>(kCodes[pick(sizeof kCodes)]);
-      break;
-  }
-  return b;
-}
-
 TEST(SqliteStoreDamage, EveryModuleReportsDamagedShadowTablesCleanly) {
   std::mt19937 rng(20261124);
   std::map<std::string, int> noticed;
@@ -1325,7 +1295,7 @@ TEST(SqliteStoreDamage, EveryModuleReportsDamagedShadowTablesCleanly) {
                   SQLITE_OK);
         const auto* p = static_cast<const char*>(sqlite3_column_blob(read, 1));
         const size_t n = static_cast<size_t>(sqlite3_column_bytes(read, 1));
-        const std::string bytes = damaged(&rng, std::string(p != nullptr ? p : "", n));
+        const std::string bytes = testing::damaged(&rng, std::string(p != nullptr ? p : "", n));
         switch (rng() % 6) {
           case 0:
             sqlite3_bind_text(write, 1, bytes.data(), static_cast<int>(bytes.size()), SQLITE_TRANSIENT);
