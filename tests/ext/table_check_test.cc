@@ -17,6 +17,8 @@
 #include <string>
 #include <vector>
 
+#include "core/bytes.h"
+#include "tests/ext/pair_diff.h"
 #include "tests/testutil.h"
 
 namespace tuplekv::testing {
@@ -121,19 +123,8 @@ TEST_F(TableCheckTest, ARebuildThatFailsPartWayLeavesNothing) {
 // ---------------------------------------------------------------------------
 // Random damage
 
-// A statement's outcome: its error message, or "" when it succeeded.
-std::string outcome(sqlite3* db, const std::string& sql) {
-  sqlite3_stmt* stmt = nullptr;
-  int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr);
-  if (rc == SQLITE_OK) {
-    while ((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-    }
-  }
-  const std::string m = rc == SQLITE_OK || rc == SQLITE_DONE ? "" : sqlite3_errmsg(db);
-  sqlite3_finalize(stmt);
-  if (rc == SQLITE_OK || rc == SQLITE_DONE) return "";
-  return m.empty() ? "(no message)" : m;
-}
+// A statement's error message, or "" when it succeeded.
+std::string outcome(sqlite3* db, const std::string& sql) { return run_sql(db, sql).message; }
 
 class Damage {
  public:
@@ -153,16 +144,6 @@ class Damage {
  private:
   std::mt19937 rng_;
 };
-
-std::string hex(const std::string& b) {
-  static const char kHex[] = "0123456789abcdef";
-  std::string out = "x'";
-  for (unsigned char c : b) {
-    out.push_back(kHex[c >> 4]);
-    out.push_back(kHex[c & 15]);
-  }
-  return out + "'";
-}
 
 // A table of random columns, key and indexes with random rows; one or two
 // of its shadow rows damaged (a value changed, a key changed, or a pair
@@ -200,22 +181,21 @@ TEST(TableCheckDamageTest, WhatReadsFailOnTheCheckNames) {
       outcome(h, "INSERT OR IGNORE INTO t VALUES (" + values + ")");
     }
     const Rows stored = db.rows("SELECT hex(k), hex(v) FROM t_kv");
-    auto unhex = [](const std::string& s) {
-      std::string b;
-      for (size_t i = 0; i + 1 < s.size(); i += 2) {
-        b.push_back(static_cast<char>(std::stoi(s.substr(i, 2), nullptr, 16)));
-      }
-      return b;
+    // The pair's key or value, damaged, as a BLOB literal.
+    auto damaged_literal = [&](const std::string& hex) {
+      Bytes b;
+      EXPECT_TRUE(from_hex(hex, &b)) << hex;
+      return "x'" + to_hex(d.mutate(b)) + "'";
     };
     for (size_t n = 1 + d.below(2); n > 0 && !stored.empty(); --n) {
       const Row& pair = stored[d.below(stored.size())];
       const std::string k = "x'" + pair[0] + "'";
       switch (d.below(3)) {
         case 0:
-          outcome(h, "UPDATE t_kv SET v = " + hex(d.mutate(unhex(pair[1]))) + " WHERE k = " + k);
+          outcome(h, "UPDATE t_kv SET v = " + damaged_literal(pair[1]) + " WHERE k = " + k);
           break;
         case 1:
-          outcome(h, "UPDATE OR REPLACE t_kv SET k = " + hex(d.mutate(unhex(pair[0]))) + " WHERE k = " + k);
+          outcome(h, "UPDATE OR REPLACE t_kv SET k = " + damaged_literal(pair[0]) + " WHERE k = " + k);
           break;
         default:
           outcome(h, "DELETE FROM t_kv WHERE k = " + k);
