@@ -1,0 +1,229 @@
+// WriteBatch: entries in a vector, found through an open-addressing index
+// of their positions; key and value bytes in blocks that never move.
+#include "core/write_batch.h"
+
+#include <algorithm>
+#include <cstring>
+#include <functional>
+#include <string_view>
+
+namespace tuplekv {
+namespace {
+
+constexpr size_t kMinBlock = 64 * 1024;
+constexpr size_t kMaxBlock = 1024 * 1024;
+// reset() keeps this much of its blocks and index for the next batch.
+constexpr size_t kKeptBytes = 4 * 1024 * 1024;
+
+size_t hash_of(BytesView key) { return std::hash<std::string_view>()(key); }
+
+}  // namespace
+
+WriteBatch::WriteBatch() = default;
+WriteBatch::~WriteBatch() = default;
+
+const WriteBatch::Entry* WriteBatch::find(BytesView key) const {
+  if (slots_.empty()) return nullptr;
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = hash_of(key) & mask;; i = (i + 1) & mask) {
+    const uint32_t s = slots_[i];
+    if (s == 0) return nullptr;
+    const Entry& e = entries_[s - 1];
+    if (e.key == key) return &e;
+  }
+}
+
+WriteBatch::Entry* WriteBatch::find_or_add(BytesView key, bool* added) {
+  // At most half full, so every probe ends at an empty slot.
+  if ((entries_.size() + 1) * 2 > slots_.size()) grow_index();
+  const size_t mask = slots_.size() - 1;
+  size_t i = hash_of(key) & mask;
+  for (;; i = (i + 1) & mask) {
+    const uint32_t s = slots_[i];
+    if (s == 0) break;
+    Entry& e = entries_[s - 1];
+    if (e.key == key) {
+      *added = false;
+      return &e;
+    }
+  }
+  Entry e;
+  e.key = copy(key);
+  entries_.push_back(e);
+  slots_[i] = static_cast<uint32_t>(entries_.size());
+  if (keep_ordered_) ordered_.emplace(e.key, static_cast<uint32_t>(entries_.size() - 1));
+  *added = true;
+  return &entries_.back();
+}
+
+void WriteBatch::grow_index() {
+  const size_t n = slots_.empty() ? 1024 : slots_.size() * 2;
+  slots_.assign(n, 0);
+  const size_t mask = n - 1;
+  for (size_t k = 0; k < entries_.size(); ++k) {
+    size_t i = hash_of(entries_[k].key) & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = static_cast<uint32_t>(k + 1);
+  }
+}
+
+BytesView WriteBatch::copy(BytesView b) {
+  if (b.empty()) return BytesView();
+  if (blocks_.empty() || block_size_ - block_used_ < b.size()) {
+    // Blocks double up to kMaxBlock; a bigger pair gets a block of its own.
+    const size_t next = blocks_.empty() ? kMinBlock : std::min(block_size_ * 2, kMaxBlock);
+    block_size_ = std::max(next, b.size());
+    blocks_.push_back(std::make_unique<char[]>(block_size_));
+    block_used_ = 0;
+    bytes_ += block_size_;
+  }
+  char* at = blocks_.back().get() + block_used_;
+  std::memcpy(at, b.data(), b.size());
+  block_used_ += b.size();
+  return BytesView(at, b.size());
+}
+
+void WriteBatch::insert(BytesView key, BytesView value) {
+  bool added = false;
+  Entry* e = find_or_add(key, &added);
+  if (added) e->absent_below = true;
+  e->value = copy(value);
+  e->has_value = true;
+}
+
+void WriteBatch::set(BytesView key, BytesView value) {
+  bool added = false;
+  Entry* e = find_or_add(key, &added);
+  e->value = copy(value);
+  e->has_value = true;
+}
+
+void WriteBatch::clear(BytesView key) {
+  bool added = false;
+  Entry* e = find_or_add(key, &added);
+  e->value = BytesView();
+  e->has_value = false;
+}
+
+size_t WriteBatch::memory() const {
+  // A map node: the pair and three pointers and a colour, rounded up.
+  constexpr size_t kOrderedNode = 64;
+  return bytes_ + entries_.capacity() * sizeof(Entry) + slots_.capacity() * sizeof(uint32_t) +
+         ordered_.size() * kOrderedNode;
+}
+
+
+namespace {
+
+// Sorting keys eight bytes at a time: each pass sorts small records by the
+// next eight bytes as one integer, then sorts each run that ties by the
+// eight after them. Comparisons read integers held in the array rather
+// than memcmp through a pointer, and keys share long prefixes (a table's
+// subspace, an index's), which a plain comparison sort compares again and
+// again.
+struct SortItem {
+  uint64_t head;  // key bytes [depth, depth + 8), big-endian, zero-padded
+  uint64_t rest;  // bytes of the key from depth on, capped at 9: ties
+                  // with rest < 9 are keys that end here, shorter first
+  const WriteBatch::Entry* entry;
+};
+
+constexpr size_t kMaxRadixDepth = 64;  // then memcmp what is left
+
+void load_head(SortItem* it, size_t depth) {
+  const BytesView key = it->entry->key;
+  const size_t left = key.size() > depth ? key.size() - depth : 0;
+  unsigned char b[8] = {};
+  if (left > 0) std::memcpy(b, key.data() + depth, left < 8 ? left : 8);
+  uint64_t h = 0;
+  for (unsigned char c : b) h = (h << 8) | c;
+  it->head = h;
+  it->rest = left > 8 ? 9 : left;
+}
+
+void sort_items(SortItem* begin, SortItem* end, size_t depth) {
+  if (depth >= kMaxRadixDepth) {
+    std::sort(begin, end, [](const SortItem& a, const SortItem& b) {
+      return compare_bytes(a.entry->key, b.entry->key) < 0;
+    });
+    return;
+  }
+  for (SortItem* p = begin; p != end; ++p) load_head(p, depth);
+  std::sort(begin, end, [](const SortItem& a, const SortItem& b) {
+    return a.head != b.head ? a.head < b.head : a.rest < b.rest;
+  });
+  for (SortItem* p = begin; p != end;) {
+    SortItem* q = p + 1;
+    while (q != end && q->head == p->head && q->rest == p->rest) ++q;
+    // Keys are unique, so only keys that go on past these eight bytes tie.
+    if (q - p > 1) sort_items(p, q, depth + 8);
+    p = q;
+  }
+}
+
+// The entries (but kNone ones when `live`) in key order.
+void sort_entries(const std::vector<WriteBatch::Entry>& entries, bool live,
+                  std::vector<SortItem>* items) {
+  items->clear();
+  items->reserve(entries.size());
+  for (const WriteBatch::Entry& e : entries) {
+    if (!live || e.kind() != WriteBatch::Kind::kNone) items->push_back(SortItem{0, 0, &e});
+  }
+  sort_items(items->data(), items->data() + items->size(), 0);
+}
+
+}  // namespace
+
+void WriteBatch::sorted(std::vector<const Entry*>* out) const {
+  if (keep_ordered_) {
+    out->clear();
+    out->reserve(ordered_.size());
+    for (const auto& [key, i] : ordered_) {
+      if (entries_[i].kind() != Kind::kNone) out->push_back(&entries_[i]);
+    }
+    return;
+  }
+  std::vector<SortItem> items;
+  sort_entries(entries_, true, &items);
+  out->clear();
+  out->reserve(items.size());
+  for (const SortItem& it : items) out->push_back(it.entry);
+}
+
+void WriteBatch::reset() {
+  const bool keep = memory() <= kKeptBytes;
+  keep_ordered_ = false;
+  ordered_.clear();
+  entries_.clear();
+  if (keep) {
+    std::fill(slots_.begin(), slots_.end(), 0);
+    // The newest block is the biggest; older ones go.
+    if (blocks_.size() > 1) {
+      std::unique_ptr<char[]> last = std::move(blocks_.back());
+      blocks_.clear();
+      blocks_.push_back(std::move(last));
+      bytes_ = block_size_;
+    }
+    block_used_ = 0;
+    return;
+  }
+  std::vector<Entry>().swap(entries_);
+  std::vector<uint32_t>().swap(slots_);
+  blocks_.clear();
+  block_size_ = block_used_ = bytes_ = 0;
+}
+
+const WriteBatch::Ordered& WriteBatch::ordered() {
+  if (!keep_ordered_) {
+    keep_ordered_ = true;
+    std::vector<SortItem> items;
+    sort_entries(entries_, false, &items);
+    for (const SortItem& it : items) {
+      ordered_.emplace_hint(ordered_.end(), it.entry->key,
+                            static_cast<uint32_t>(it.entry - entries_.data()));
+    }
+  }
+  return ordered_;
+}
+
+}  // namespace tuplekv
