@@ -6,6 +6,7 @@ SQLITE_EXTENSION_INIT1
 
 #include <mutex>
 
+#include "ext/batch_rows.h"
 #include "ext/errors.h"
 #include "ext/limit_pushdown.h"
 #include "ext/registry.h"
@@ -19,6 +20,7 @@ constexpr int kMinSqliteVersion = 3038000;
 using Registrar = int (*)(sqlite3*, char**);
 constexpr Registrar kRegistrars[] = {
     register_functions,
+    register_batch_rows_module,
     register_tuple_each,
     register_kv_module,
     register_cells_module,
