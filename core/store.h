@@ -100,7 +100,7 @@ class OrderedStore {
   }
 
   // Transaction hooks, called in SQLite's virtual-table order (xBegin,
-  // xSavepoint, xRelease, xRollbackTo, xCommit, xRollback):
+  // xSavepoint, xRelease, xRollbackTo, xSync, xCommit, xRollback):
   //   begin()          a transaction starts; writes after it can be undone
   //   commit()         keep every write since begin()
   //   rollback()       undo every write since begin()
@@ -117,7 +117,11 @@ class OrderedStore {
   // rollback_to(-1) undoes every write since begin(), leaving the
   // transaction open with no marks.
   // Writes made outside begin()/commit() take effect immediately.
+  // sync() comes before commit() (SQLite's xSync): the last moment a store
+  // that holds writes back may still apply them; an error there aborts the
+  // commit, and rollback() follows.
   virtual Status begin() = 0;
+  virtual Status sync() { return Status::OK(); }
   virtual Status commit() = 0;
   virtual Status rollback() = 0;
   virtual Status savepoint(int n) = 0;

@@ -28,6 +28,19 @@
 // SQLite, so scans from the start of the keyspace (empty begin) meet them
 // and clear_range from there removes them; BLOB-bounded ranges never do.
 //
+// Write batching (opt-in, enable_write_batching(); tuplekv_table turns it
+// on): inside a transaction, set/insert/clear go to a WriteBatch
+// (core/write_batch.h) instead of the shadow table. get() reads through
+// the batch; the batch is applied, sorted, in one statement run per kind
+// of write, before anything else reads the shadow table (scans, rescans,
+// a cursor's next step after a write, clear_range), at every savepoint,
+// at sync() (xSync, before the commit), and when it holds more than
+// batch_limit bytes. rollback() and rollback_to() drop it: everything in it
+// was written after the newest savepoint, which applied the rest.
+// Consequence for readers of the shadow table itself: inside a
+// transaction it may lag behind the virtual table until one of those
+// points (as FTS5's shadow tables lag its pending data).
+//
 // SQLite failures carry SQLite's extended result code as native_code(), so
 // SQLITE_BUSY, SQLITE_FULL, SQLITE_NOMEM, ... pass through ext/errors.h
 // unchanged. Messages say what failed on which table ("writing
@@ -43,6 +56,7 @@
 
 #include "core/status.h"
 #include "core/store.h"
+#include "core/write_batch.h"
 #include "ext/sqlite_api.h"
 
 namespace tuplekv::ext {
@@ -70,6 +84,7 @@ class SqliteCursor final : public Cursor {
 
   void next() override {
     assert(valid_);
+    if (merging_) return merge_next();
     if (--remaining_ == 0) return finish();
     if (read_at_ != *changes_) return next_after_write();
     step();
@@ -139,6 +154,31 @@ class SqliteCursor final : public Cursor {
   }
   void step_failed(int rc);  // after a step that gave no readable row
   void next_after_write();
+  // rescan() for `range` with `left` pairs to go (merging_ already set).
+  Status open(const KeyRange& range, uint64_t left);
+
+  // Reading through a write batch (sqlite_store.cc, "Reading through the
+  // batch"): the statement's rows merged with the batch's keys in range.
+  void start_merge();
+  void merge_next();
+  void merge_settle();
+  void take_shadow_row() {
+    shadow_valid_ = valid_;
+    shadow_key_ = key_;
+    shadow_value_ = value_;
+    shadow_found_ = found_;
+  }
+  void shadow_next() {
+    step();
+    take_shadow_row();
+  }
+  void seek_batch();
+  void batch_next();
+  bool batch_in_range() const;
+  // Both sides again, from the first key after `key` in scan order.
+  void reopen_after(BytesView key);
+  // A mapped scan's row for the entry `key`, looked up through the batch.
+  void read_mapped_row(BytesView key, bool from_shadow);
   void finish() {
     valid_ = false;
     sqlite3_reset(stmt_);  // releases the read position (sqlite_store.cc)
@@ -177,6 +217,22 @@ class SqliteCursor final : public Cursor {
   BytesView value_{kEmptyBlob, 0};
   bool valid_ = false;
   Status status_;
+
+  // Merging: key_/value_/valid_ are the merged pair; the statement's own
+  // row is kept in shadow_*.
+  bool merging_ = false;
+  uint64_t out_remaining_ = 0;  // merged pairs left including the current one
+  bool shadow_valid_ = false;
+  BytesView shadow_key_;
+  BytesView shadow_value_;
+  bool shadow_found_ = true;
+  WriteBatch::Ordered::const_iterator batch_at_;
+  bool batch_valid_ = false;
+  bool out_shadow_ = false;  // which sides the current pair came from
+  bool out_batch_ = false;
+  Bytes out_key_;  // copies of pairs from the batch, which apply() may free
+  Bytes out_value_;
+  Bytes mapped_key_;
 };
 
 class SqliteStore final : public OrderedStore {
@@ -193,6 +249,9 @@ class SqliteStore final : public OrderedStore {
   // Renames it when the virtual table is renamed (xRename).
   static Status rename_table(sqlite3* db, const std::string& schema, const std::string& old_name,
                              const std::string& new_name);
+
+  // The most bytes a write batch may hold before it is applied mid-way.
+  static constexpr size_t kDefaultBatchLimit = size_t{64} << 20;
 
   // Opens the store over an existing shadow table (xCreate after
   // create_table, and xConnect). Prepares every statement it needs up
@@ -232,14 +291,29 @@ class SqliteStore final : public OrderedStore {
   Result<std::unique_ptr<Cursor>> scan_mapped(const KeyRange& range, const ScanOptions& options,
                                               const KeyMapping& mapping) override;
 
-  // SQLite undoes the writes itself. rollback() and rollback_to() only
-  // tell open cursors that rows may have changed under them (see
-  // sqlite_store.cc, "Writes during a scan"), so a virtual table should
-  // still forward xRollback/xRollbackTo.
-  Status begin() override { return Status::OK(); }
-  Status commit() override { return Status::OK(); }
+  // Holds writes back inside transactions from now on (see "Write
+  // batching" above). The connection must have tuplekv_batch_rows
+  // registered (tuplekv_register does), and the owner must forward every
+  // transaction hook, xSync included.
+  void enable_write_batching();
+  // For tests: apply a batch once it holds more than `bytes`.
+  void set_batch_limit(size_t bytes);
+  // Writes held back right now (keys).
+  size_t batched_writes() const;
+  // For tests: how often insert() has looked for a key in the shadow
+  // table (rather than knowing it absent).
+  uint64_t absence_lookups() const;
+
+  // SQLite undoes the shadow table's writes itself. Without batching,
+  // rollback() and rollback_to() only tell open cursors that rows may have
+  // changed under them (see sqlite_store.cc, "Writes during a scan"), so a
+  // virtual table should still forward xRollback/xRollbackTo; with it,
+  // the hooks also apply or drop the batch.
+  Status begin() override;
+  Status sync() override;
+  Status commit() override;
   Status rollback() override;
-  Status savepoint(int) override { return Status::OK(); }
+  Status savepoint(int n) override;
   Status release(int) override { return Status::OK(); }
   Status rollback_to(int n) override;
 

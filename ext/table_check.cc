@@ -22,7 +22,8 @@
 // an index (a false report), and an interrupted rebuild would leave the
 // entries it wrote so far committed. When a statement that writes is
 // running, SQLite opens no savepoint; that statement's own transaction
-// then spans the call.
+// then spans the call. A check inside an open transaction takes none
+// either: the transaction already holds the reads together.
 //
 // Tables register themselves on this connection when SQLite connects them;
 // the function connects a table that was not used yet by preparing a query
@@ -64,14 +65,16 @@ TableVtab* find_table(sqlite3* db, const std::string& schema, const std::string&
   return best;
 }
 
-// SAVEPOINT on construction, when SQLite allows one; release() ends it and
+// SAVEPOINT on construction, when SQLite allows one and `wanted`; release() ends it and
 // destruction without release() undoes it. The statements that end it are
 // prepared before it opens, so that ending it allocates nothing that could
 // fail and leave the call's writes half undone. Should the rollback fail
 // all the same, a transaction the savepoint began is rolled back whole.
 class CallSavepoint {
  public:
-  explicit CallSavepoint(sqlite3* db) : db_(db), began_transaction_(sqlite3_get_autocommit(db) != 0) {
+  CallSavepoint(sqlite3* db, bool wanted)
+      : db_(db), began_transaction_(sqlite3_get_autocommit(db) != 0) {
+    if (!wanted) return;
     if (prepare("RELEASE tuplekv_check", &release_) &&
         prepare("ROLLBACK TO tuplekv_check", &rollback_to_) && prepare("ROLLBACK", &rollback_)) {
       open_ = sqlite3_exec(db, "SAVEPOINT tuplekv_check", nullptr, nullptr, nullptr) == SQLITE_OK;
@@ -182,7 +185,11 @@ void check_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexce
                                                     " is not a tuplekv_table"));
       return;
     }
-    CallSavepoint savepoint(db);
+    // A check inside a transaction reads it as it stands, so it needs no
+    // savepoint of its own; one would make the table write its held-back
+    // batch, and change what sqlite3_changes() says (README, "Write
+    // batching").
+    CallSavepoint savepoint(db, rebuild || sqlite3_get_autocommit(db) != 0);
     if (rebuild) {
       uint64_t changed = 0;
       Status s = t->rows->rebuild(&changed);

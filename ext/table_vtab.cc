@@ -254,6 +254,9 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
   } else {
     if (create) TUPLEKV_RETURN_IF_ERROR(SqliteStore::create_table(db, schema, name));
     TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> s, SqliteStore::open(db, schema, name));
+    // A bulk load sorts its rows before they reach the B-tree (README,
+    // "Write batching"); table_sync() applies them before the commit.
+    s->enable_write_batching();
     sqlite_store = s.get();
     store = std::shared_ptr<OrderedStore>(std::move(s));
   }
@@ -1688,7 +1691,12 @@ int table_shadow_name(const char* suffix) noexcept {
   return suffix != nullptr && sqlite3_stricmp(suffix, SqliteStore::kShadowSuffix) == 0;
 }
 
-int table_sync(sqlite3_vtab*) noexcept { return SQLITE_OK; }
+int table_sync(sqlite3_vtab* vtab) noexcept {
+  return guard_vtab(vtab, [&] {
+    const Status s = as_table(vtab)->store->sync();
+    return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
+  });
+}
 
 const sqlite3_module kTableModule = {
     /* iVersion      */ 3,

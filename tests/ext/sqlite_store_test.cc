@@ -47,6 +47,39 @@ struct SqliteStoreFactory {
 };
 
 INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, StoreConformanceTest, ::testing::Types<SqliteStoreFactory>);
+
+// The same store holding writes back in a write batch, inside a transaction
+// that the test never ends: every read goes through the batch, merged with
+// the shadow table. With a limit of one byte each write first applies the
+// one before it, so scans also meet applies under way; with 0 (the default
+// limit) the batch is applied only where check() syncs it.
+template <size_t kBatchLimit>
+struct BatchedStoreFactory {
+  std::unique_ptr<OrderedStore> make() {
+    const Status s = ext::SqliteStore::create_table(db.handle(), "main", "conformance");
+    EXPECT_TRUE(s.ok()) << s.message();
+    auto r = ext::SqliteStore::open(db.handle(), "main", "conformance");
+    EXPECT_TRUE(r.ok()) << r.status().message();
+    if (!r.ok()) return nullptr;
+    std::unique_ptr<ext::SqliteStore> store = std::move(r).value();
+    store->enable_write_batching();
+    if (kBatchLimit != 0) store->set_batch_limit(kBatchLimit);
+    EXPECT_TRUE(db.exec("BEGIN"));
+    EXPECT_TRUE(store->begin().ok());
+    return store;
+  }
+  // Applies the batch, then checks what SqliteStoreFactory checks.
+  Status check(OrderedStore* store) {
+    TUPLEKV_RETURN_IF_ERROR(store->sync());
+    return plain.check(nullptr);
+  }
+  SqliteStoreFactory plain;
+  Db& db = plain.db;
+};
+using ApplyingEveryWrite = BatchedStoreFactory<1>;
+using HoldingEveryWrite = BatchedStoreFactory<0>;
+using BatchedFactories = ::testing::Types<ApplyingEveryWrite, HoldingEveryWrite>;
+INSTANTIATE_TYPED_TEST_SUITE_P(SqliteBatched, StoreConformanceTest, BatchedFactories);
 // Not StoreTransactionTest: SQLite undoes the writes, not the store
 // (RollbackAndSavepointsUndoThroughSqlite below).
 
@@ -1334,6 +1367,214 @@ TEST(SqliteStoreDamage, EveryModuleReportsDamagedShadowTablesCleanly) {
   for (const DamagedModel& m : damaged_models()) {
     EXPECT_GT(noticed[m.name], 0) << m.name << ": no statement ever reported the damage";
   }
+}
+
+}  // namespace
+}  // namespace tuplekv::ext
+
+namespace tuplekv::ext {
+namespace {
+
+// ---------------------------------------------------------------------------
+// Write batching (the conformance suite above runs on a batching store too;
+// these check where the batch goes and when)
+
+class BatchingTest : public SqliteStoreTest {
+ protected:
+  void SetUp() override {
+    SqliteStoreTest::SetUp();
+    store_->enable_write_batching();
+  }
+  // What the shadow table itself holds.
+  Rows stored() { return db_.rows("SELECT hex(k), hex(v) FROM t_kv ORDER BY k"); }
+  void begin() {
+    ASSERT_TRUE(db_.exec("BEGIN"));
+    TUPLEKV_ASSERT_OK(store_->begin());
+  }
+  void commit() {
+    TUPLEKV_ASSERT_OK(store_->sync());
+    ASSERT_TRUE(db_.exec("COMMIT"));
+    TUPLEKV_ASSERT_OK(store_->commit());
+  }
+};
+
+TEST_F(BatchingTest, OutsideATransactionWritesGoStraightThrough) {
+  TUPLEKV_ASSERT_OK(store_->set(b("a"), b("1")));
+  EXPECT_EQ(store_->batched_writes(), 0u);
+  EXPECT_EQ(stored(), (Rows{{"61", "31"}}));
+}
+
+TEST_F(BatchingTest, WritesReachTheTableAtSyncAndAreReadThroughTheBatchBefore) {
+  fill({{"a", "1"}, {"b", "2"}, {"c", "3"}});
+  const Rows before = stored();
+  begin();
+  TUPLEKV_ASSERT_OK(store_->set(b("b"), b("two")));
+  TUPLEKV_ASSERT_OK(store_->clear(b("c")));
+  bool inserted = false;
+  TUPLEKV_ASSERT_OK(store_->insert(b("d"), b("4"), &inserted));
+  EXPECT_TRUE(inserted);
+  TUPLEKV_ASSERT_OK(store_->insert(b("a"), b("x"), &inserted));
+  EXPECT_FALSE(inserted);
+  EXPECT_EQ(store_->batched_writes(), 3u);
+  EXPECT_EQ(stored(), before);  // the shadow table lags
+
+  Bytes v;
+  bool found = false;
+  TUPLEKV_ASSERT_OK(store_->get(b("b"), &v, &found));
+  EXPECT_TRUE(found);
+  EXPECT_EQ(v, "two");
+  TUPLEKV_ASSERT_OK(store_->get(b("c"), &v, &found));
+  EXPECT_FALSE(found);
+  const Pairs want{{"a", "1"}, {"b", "two"}, {"d", "4"}};
+  EXPECT_EQ(all(), want);
+  Pairs reversed(want.rbegin(), want.rend());
+  EXPECT_EQ(all(ScanOptions{true, 0, false}), reversed);
+  EXPECT_EQ(all(ScanOptions{false, 2, false}), (Pairs{{"a", "1"}, {"b", "two"}}));
+  EXPECT_EQ(stored(), before);  // reading applied nothing
+
+  commit();
+  EXPECT_EQ(store_->batched_writes(), 0u);
+  EXPECT_EQ(stored(), (Rows{{"61", "31"}, {"62", "74776F"}, {"64", "34"}}));
+}
+
+// A SELECT that reads through the batch writes nothing, so sqlite3_changes()
+// still counts the application's last statement.
+TEST_F(BatchingTest, ReadingLeavesTheChangeCountAlone) {
+  ASSERT_TRUE(db_.exec("CREATE TABLE other(x); BEGIN; INSERT INTO other VALUES (1), (2), (3)"));
+  TUPLEKV_ASSERT_OK(store_->begin());
+  for (int i = 0; i < 10; ++i) TUPLEKV_ASSERT_OK(store_->set("k" + std::to_string(i), "v"));
+  EXPECT_EQ(all().size(), 10u);
+  Bytes v;
+  bool found = false;
+  TUPLEKV_ASSERT_OK(store_->get(b("k3"), &v, &found));
+  EXPECT_EQ(sqlite3_changes(db_.handle()), 3);
+  commit();
+}
+
+TEST_F(BatchingTest, RollbackDropsTheBatch) {
+  fill({{"a", "1"}});
+  begin();
+  TUPLEKV_ASSERT_OK(store_->set(b("b"), b("2")));
+  ASSERT_TRUE(db_.exec("ROLLBACK"));
+  TUPLEKV_ASSERT_OK(store_->rollback());
+  EXPECT_EQ(store_->batched_writes(), 0u);
+  EXPECT_EQ(all(), (Pairs{{"a", "1"}}));
+  // And the store writes straight through again.
+  TUPLEKV_ASSERT_OK(store_->set(b("c"), b("3")));
+  EXPECT_EQ(stored().size(), 2u);
+}
+
+// A savepoint applies the batch, so what the batch holds afterwards is all
+// newer than it: rolling back to it drops the batch, and SQLite undoes the
+// rest.
+TEST_F(BatchingTest, SavepointsApplyAndRollbackToDropsWhatCameAfter) {
+  begin();
+  TUPLEKV_ASSERT_OK(store_->set(b("before"), b("1")));
+  // SQLite calls xSavepoint before the savepoint exists, so what it writes
+  // is older than the savepoint; this test does the same.
+  TUPLEKV_ASSERT_OK(store_->savepoint(0));
+  ASSERT_TRUE(db_.exec("SAVEPOINT s"));
+  EXPECT_EQ(store_->batched_writes(), 0u);
+  EXPECT_EQ(stored().size(), 1u);
+  TUPLEKV_ASSERT_OK(store_->set(b("after"), b("2")));
+  TUPLEKV_ASSERT_OK(store_->clear(b("before")));
+  ASSERT_TRUE(db_.exec("ROLLBACK TO s"));
+  TUPLEKV_ASSERT_OK(store_->rollback_to(0));
+  EXPECT_EQ(all(), (Pairs{{"before", "1"}}));
+  commit();
+  EXPECT_EQ(all(), (Pairs{{"before", "1"}}));
+}
+
+// A bulk load into an empty table looks in the shadow table a handful of
+// times, not once a key, even across applies forced by a small limit; and
+// a key loaded before an apply is still found as a duplicate after it.
+TEST_F(BatchingTest, InsertsIntoAnEmptyRangeLookBelowRarely) {
+  fill({{"zzz", "after every key below"}});
+  store_->set_batch_limit(16 << 10);
+  begin();
+  std::mt19937_64 rng(7);
+  std::vector<std::string> keys;
+  for (int i = 0; i < 20000; ++i) keys.push_back("k" + std::to_string(rng() % 100000000));
+  size_t new_keys = 0;
+  for (const std::string& k : keys) {
+    bool inserted = false;
+    TUPLEKV_ASSERT_OK(store_->insert(k, "v", &inserted));
+    new_keys += inserted ? 1 : 0;
+  }
+  EXPECT_LT(store_->absence_lookups(), 100u);
+  for (int i = 0; i < 100; ++i) {
+    bool inserted = true;
+    TUPLEKV_ASSERT_OK(store_->insert(keys[static_cast<size_t>(i) * 37], "again", &inserted));
+    EXPECT_FALSE(inserted);
+  }
+  commit();
+  EXPECT_EQ(db_.value("SELECT count(*) FROM t_kv"), std::to_string(new_keys + 1));
+}
+
+// The batch trusts what it found absent; a key written into the shadow
+// table behind the store's back meanwhile is reported when the batch is
+// applied, and every later apply fails the same way until a rollback.
+TEST_F(BatchingTest, AKeyWrittenBehindTheStoresBackIsReported) {
+  begin();
+  bool inserted = false;
+  TUPLEKV_ASSERT_OK(store_->insert(b("k"), b("mine"), &inserted));
+  ASSERT_TRUE(inserted);
+  ASSERT_TRUE(db_.exec("INSERT INTO t_kv VALUES (CAST('k' AS BLOB), x'00')"));
+  const Status s = store_->sync();
+  EXPECT_EQ(s.code(), StatusCode::kCorruption);
+  EXPECT_NE(s.message().find("written directly"), std::string::npos) << s.message();
+  EXPECT_EQ(store_->sync().code(), StatusCode::kCorruption);
+  // Reads still see the batch over the table.
+  Bytes v;
+  bool found = false;
+  TUPLEKV_ASSERT_OK(store_->get(b("k"), &v, &found));
+  EXPECT_EQ(v, "mine");
+  ASSERT_TRUE(db_.exec("ROLLBACK"));
+  TUPLEKV_ASSERT_OK(store_->rollback());
+  EXPECT_TRUE(all().empty());
+}
+
+// Mapped scans through the batch: entries and rows from either side.
+TEST_F(BatchingTest, MappedScansReadRowsThroughTheBatch) {
+  const KeyMapping m = fill_index_sample(store_.get());
+  auto str = [](const std::string& v) { return "\x02" + v + std::string(1, '\0'); };
+  auto num = [](int n) { return "\x15" + std::string(1, static_cast<char>(n)); };
+  begin();
+  TUPLEKV_ASSERT_OK(store_->set(str("r") + num(3), b("changed")));   // row in the batch
+  TUPLEKV_ASSERT_OK(store_->clear(str("r") + num(13)));             // row gone
+  TUPLEKV_ASSERT_OK(store_->set(str("r") + num(250), b("new row")));
+  TUPLEKV_ASSERT_OK(store_->set(str("i") + num(3) + num(250), b("")));  // entry in the batch
+  TUPLEKV_ASSERT_OK(store_->clear(str("i") + num(3) + num(23)));       // entry gone
+  const KeyRange r{str("i") + num(3), str("i") + num(4)};
+  for (bool reverse : {false, true}) {
+    auto c = store_->scan_mapped(r, ScanOptions{reverse, 0, false}, m);
+    ASSERT_TRUE(c.ok());
+    std::vector<std::string> got;
+    for (Cursor* cur = c.value().get(); cur->valid(); cur->next()) {
+      got.push_back(cur->mapped_found() ? std::string(cur->value()) : "(none)");
+    }
+    std::vector<std::string> want;
+    for (int n = 3; n < 200; n += 10) {
+      if (n == 23) continue;
+      want.push_back(n == 3 ? "changed" : n == 13 ? "(none)" : "row" + std::to_string(n));
+    }
+    want.push_back("new row");
+    if (reverse) std::reverse(want.begin(), want.end());
+    EXPECT_EQ(got, want) << "reverse " << reverse;
+  }
+  commit();
+}
+
+// SQL cannot point tuplekv_batch_rows at memory of its own, nor use it in
+// a view or trigger.
+TEST(BatchRowsTable, YieldsNothingToSql) {
+  Db db;
+  EXPECT_EQ(db.value("SELECT count(*) FROM tuplekv_batch_rows"), "0");
+  EXPECT_EQ(db.value("SELECT count(*) FROM tuplekv_batch_rows(1)"), "0");
+  EXPECT_EQ(db.value("SELECT count(*) FROM tuplekv_batch_rows(x'0011223344556677')"), "0");
+  EXPECT_EQ(db.value("SELECT count(*) FROM tuplekv_batch_rows(NULL)"), "0");
+  ASSERT_TRUE(db.exec("CREATE VIEW v AS SELECT * FROM tuplekv_batch_rows"));
+  EXPECT_NE(db.error("SELECT * FROM v"), "");
 }
 
 }  // namespace
