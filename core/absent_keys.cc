@@ -1,22 +1,17 @@
 #include "core/absent_keys.h"
 
-#include <functional>
-#include <string_view>
 
 namespace tuplekv {
 namespace {
 
-// Never 0, the empty slot.
-uint64_t hash_of(BytesView key) {
-  const uint64_t h = std::hash<std::string_view>()(key);
-  return h == 0 ? 1 : h;
-}
+// hash_bytes, never 0 (the empty slot).
+uint64_t slot_hash(uint64_t hash) { return hash == 0 ? 1 : hash; }
 
 }  // namespace
 
-bool AbsentKeys::maybe_written(BytesView key) const {
+bool AbsentKeys::maybe_written_hash(uint64_t hash) const {
   if (written_count_ == 0) return false;
-  const uint64_t h = hash_of(key);
+  const uint64_t h = slot_hash(hash);
   const size_t mask = written_.size() - 1;
   for (size_t i = h & mask;; i = (i + 1) & mask) {
     if (written_[i] == h) return true;
@@ -35,8 +30,8 @@ bool AbsentKeys::in_range(BytesView key) const {
   return false;
 }
 
-bool AbsentKeys::known_absent(BytesView key) const {
-  return in_range(key) && !maybe_written(key);
+bool AbsentKeys::known_absent(BytesView key, uint64_t hash) const {
+  return in_range(key) && !maybe_written_hash(hash);
 }
 
 void AbsentKeys::add_range(BytesView begin, BytesView end) {
@@ -71,7 +66,7 @@ void AbsentKeys::wrote_below(BytesView key) {
     return;
   }
   if ((written_count_ + 1) * 2 > written_.size()) grow_written();
-  const uint64_t h = hash_of(key);
+  const uint64_t h = slot_hash(hash_bytes(key));
   const size_t mask = written_.size() - 1;
   size_t i = h & mask;
   while (written_[i] != 0) {

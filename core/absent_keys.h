@@ -38,13 +38,16 @@ class AbsentKeys {
   static constexpr size_t kMaxRanges = 16;
   static constexpr size_t kMaxWritten = size_t{1} << 22;
 
-  // Whether `key` is known to be absent below.
-  bool known_absent(BytesView key) const;
+  // Whether `key` is known to be absent below. `hash`, when given, is
+  // hash_bytes(key), which a caller may already have.
+  bool known_absent(BytesView key) const { return known_absent(key, hash_bytes(key)); }
+  bool known_absent(BytesView key, uint64_t hash) const;
   // Whether a range holds `key` (written or not).
   bool in_range(BytesView key) const;
   // Whether `key` may be one the owner wrote below (then it is never
   // known absent, and a range's look below steps over it).
-  bool maybe_written(BytesView key) const;
+  bool maybe_written(BytesView key) const { return maybe_written(key, hash_bytes(key)); }
+  bool maybe_written(BytesView, uint64_t hash) const { return maybe_written_hash(hash); }
 
   // Every key below in [begin, end) (empty `end`: to the end of the
   // keyspace) is one that maybe_written() says yes to. Overlapping and
@@ -65,6 +68,7 @@ class AbsentKeys {
     return compare_bytes(key, r.begin) >= 0 && (r.end.empty() || compare_bytes(key, r.end) < 0);
   }
   void grow_written();
+  bool maybe_written_hash(uint64_t hash) const;
 
   std::vector<Range> ranges_;
   mutable size_t last_ = 0;  // the range that answered last

@@ -31,6 +31,35 @@ inline bool has_prefix(BytesView b, BytesView prefix) {
          (prefix.empty() || std::memcmp(b.data(), prefix.data(), prefix.size()) == 0);
 }
 
+// A 64-bit hash of `b` for in-memory hash tables: eight bytes at a time,
+// multiplied and folded, so every output bit depends on every input byte.
+// Not stable across versions; never stored.
+inline uint64_t hash_bytes(BytesView b) {
+  auto fold = [](uint64_t x) {
+    x *= 0x9e3779b97f4a7c15ULL;
+    return x ^ (x >> 32);
+  };
+  const char* p = b.data();
+  size_t n = b.size();
+  uint64_t h = 0x2545f4914f6cdd1dULL ^ n;
+  for (; n >= 8; p += 8, n -= 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = fold(h ^ w);
+  }
+  if (n > 0) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = fold(h ^ w);
+  }
+  // splitmix64's finish: the low bits, which pick a slot, mix the high ones.
+  h ^= h >> 30;
+  h *= 0xbf58476d1ce4e5b9ULL;
+  h ^= h >> 27;
+  h *= 0x94d049bb133111ebULL;
+  return h ^ (h >> 31);
+}
+
 // Lower-case hex of `b`, for messages and JSON forms.
 std::string to_hex(BytesView b);
 

@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <functional>
-#include <string_view>
 
 namespace tuplekv {
 namespace {
@@ -15,17 +13,15 @@ constexpr size_t kMaxBlock = 1024 * 1024;
 // reset() keeps this much of its blocks and index for the next batch.
 constexpr size_t kKeptBytes = 4 * 1024 * 1024;
 
-size_t hash_of(BytesView key) { return std::hash<std::string_view>()(key); }
-
 }  // namespace
 
 WriteBatch::WriteBatch() = default;
 WriteBatch::~WriteBatch() = default;
 
-const WriteBatch::Entry* WriteBatch::find(BytesView key) const {
+const WriteBatch::Entry* WriteBatch::find(BytesView key, uint64_t hash) const {
   if (slots_.empty()) return nullptr;
   const size_t mask = slots_.size() - 1;
-  for (size_t i = hash_of(key) & mask;; i = (i + 1) & mask) {
+  for (size_t i = hash & mask;; i = (i + 1) & mask) {
     const uint32_t s = slots_[i];
     if (s == 0) return nullptr;
     const Entry& e = entries_[s - 1];
@@ -33,11 +29,11 @@ const WriteBatch::Entry* WriteBatch::find(BytesView key) const {
   }
 }
 
-WriteBatch::Entry* WriteBatch::find_or_add(BytesView key, bool* added) {
+WriteBatch::Entry* WriteBatch::find_or_add(BytesView key, uint64_t hash, bool* added) {
   // At most half full, so every probe ends at an empty slot.
   if ((entries_.size() + 1) * 2 > slots_.size()) grow_index();
   const size_t mask = slots_.size() - 1;
-  size_t i = hash_of(key) & mask;
+  size_t i = hash & mask;
   for (;; i = (i + 1) & mask) {
     const uint32_t s = slots_[i];
     if (s == 0) break;
@@ -61,7 +57,7 @@ void WriteBatch::grow_index() {
   slots_.assign(n, 0);
   const size_t mask = n - 1;
   for (size_t k = 0; k < entries_.size(); ++k) {
-    size_t i = hash_of(entries_[k].key) & mask;
+    size_t i = hash_bytes(entries_[k].key) & mask;
     while (slots_[i] != 0) i = (i + 1) & mask;
     slots_[i] = static_cast<uint32_t>(k + 1);
   }
@@ -83,9 +79,9 @@ BytesView WriteBatch::copy(BytesView b) {
   return BytesView(at, b.size());
 }
 
-void WriteBatch::insert(BytesView key, BytesView value) {
+void WriteBatch::insert(BytesView key, BytesView value, uint64_t hash) {
   bool added = false;
-  Entry* e = find_or_add(key, &added);
+  Entry* e = find_or_add(key, hash, &added);
   if (added) e->absent_below = true;
   e->value = copy(value);
   e->has_value = true;
@@ -93,14 +89,14 @@ void WriteBatch::insert(BytesView key, BytesView value) {
 
 void WriteBatch::set(BytesView key, BytesView value) {
   bool added = false;
-  Entry* e = find_or_add(key, &added);
+  Entry* e = find_or_add(key, hash_bytes(key), &added);
   e->value = copy(value);
   e->has_value = true;
 }
 
 void WriteBatch::clear(BytesView key) {
   bool added = false;
-  Entry* e = find_or_add(key, &added);
+  Entry* e = find_or_add(key, hash_bytes(key), &added);
   e->value = BytesView();
   e->has_value = false;
 }
@@ -128,7 +124,7 @@ struct SortItem {
   const WriteBatch::Entry* entry;
 };
 
-constexpr size_t kMaxRadixDepth = 64;  // then memcmp what is left
+constexpr size_t kMaxRadixDepth = 256;  // then memcmp what is left
 
 void load_head(SortItem* it, size_t depth) {
   const BytesView key = it->entry->key;
@@ -141,7 +137,25 @@ void load_head(SortItem* it, size_t depth) {
   it->rest = left > 8 ? 9 : left;
 }
 
+// How many bytes from `depth` on every key in [begin, end) shares.
+size_t common_prefix(const SortItem* begin, const SortItem* end, size_t depth) {
+  const BytesView first = begin->entry->key;
+  size_t n = first.size() > depth ? first.size() - depth : 0;
+  for (const SortItem* p = begin + 1; p != end && n > 0; ++p) {
+    const BytesView k = p->entry->key;
+    const size_t m = std::min(n, k.size() > depth ? k.size() - depth : 0);
+    size_t i = 0;
+    while (i < m && k[depth + i] == first[depth + i]) ++i;
+    n = i;
+  }
+  return n;
+}
+
 void sort_items(SortItem* begin, SortItem* end, size_t depth) {
+  if (end - begin < 2) return;
+  // Keys of one subspace share its prefix (an index's name, a column's
+  // common start): skip it, or every pass would tie on it.
+  depth += common_prefix(begin, end, depth);
   if (depth >= kMaxRadixDepth) {
     std::sort(begin, end, [](const SortItem& a, const SortItem& b) {
       return compare_bytes(a.entry->key, b.entry->key) < 0;

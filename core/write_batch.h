@@ -64,11 +64,16 @@ class WriteBatch {
 
   // The entry of `key`, or null when the batch holds no write of it (the
   // store below decides). An entry without a value means "absent".
-  const Entry* find(BytesView key) const;
+  const Entry* find(BytesView key) const { return find(key, hash_bytes(key)); }
 
   // key -> value, where the caller has made sure the key has no value: no
   // entry with one here, and (when there is no entry at all) absent below.
-  void insert(BytesView key, BytesView value);
+  void insert(BytesView key, BytesView value) { insert(key, value, hash_bytes(key)); }
+
+  // The same, given hash_bytes(key), for a caller that does both for one
+  // key (the hash is most of a lookup's cost).
+  const Entry* find(BytesView key, uint64_t hash) const;
+  void insert(BytesView key, BytesView value, uint64_t hash);
   // key -> value, whatever was there.
   void set(BytesView key, BytesView value);
   // key -> absent.
@@ -96,7 +101,7 @@ class WriteBatch {
   void reset();
 
  private:
-  Entry* find_or_add(BytesView key, bool* added);
+  Entry* find_or_add(BytesView key, uint64_t hash, bool* added);
   BytesView copy(BytesView b);
   void grow_index();
 

@@ -413,8 +413,9 @@ struct SqliteStoreState {
     if (!apply_failed.ok()) return apply_failed;
     return batch.memory() >= batch_limit ? apply() : Status::OK();
   }
-  // Whether `key` is in the shadow table (the batch not considered).
-  Status stored(BytesView key, bool* found);
+  // Whether `key` (whose hash_bytes is `hash`) is in the shadow table, the
+  // batch not considered.
+  Status stored(BytesView key, uint64_t hash, bool* found);
   // get(): the batch's entry for `key`, else the shadow table's row.
   Status read(BytesView key, Bytes* value, bool* found);
   void forget_absent() { absent.clear(); }
@@ -989,13 +990,14 @@ namespace {
 Status insert_into_batch(SqliteStoreState* store, BytesView key, BytesView value, bool* inserted) {
   *inserted = false;
   bool found = false;
-  if (const WriteBatch::Entry* e = store->batch.find(key)) {
+  const uint64_t hash = hash_bytes(key);  // once for every lookup below
+  if (const WriteBatch::Entry* e = store->batch.find(key, hash)) {
     found = e->has_value;
   } else {
-    TUPLEKV_RETURN_IF_ERROR(store->stored(key, &found));
+    TUPLEKV_RETURN_IF_ERROR(store->stored(key, hash, &found));
   }
   if (found) return Status::OK();
-  store->batch.insert(key, value);
+  store->batch.insert(key, value, hash);
   ++store->changes;
   *inserted = true;
   return Status::OK();
@@ -1190,14 +1192,14 @@ Status SqliteStoreState::run_apply(int which, const std::vector<const WriteBatch
   return Status::OK();
 }
 
-Status SqliteStoreState::stored(BytesView key, bool* found) {
+Status SqliteStoreState::stored(BytesView key, uint64_t hash, bool* found) {
   *found = false;
-  if (absent.known_absent(key)) return Status::OK();
+  if (absent.known_absent(key, hash)) return Status::OK();
   // One seek finds the key or the next one, and with it a range known
   // absent, stepping over keys this transaction wrote itself: a bulk load
   // in key order, or into an empty part of the keyspace, asks once (see
   // "Write batching").
-  const bool learn = !absent.maybe_written(key);
+  const bool learn = !absent.maybe_written(key, hash);
   ++absence_lookups;
   if (stmts.successor == nullptr) {
     TUPLEKV_RETURN_IF_ERROR(prepare(

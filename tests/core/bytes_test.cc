@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+#include <string>
+
 namespace tuplekv {
 namespace {
 
@@ -77,6 +80,35 @@ TEST(BytesTest, KeyRange) {
 
   EXPECT_EQ((KeyRange{"a", "b"}), (KeyRange{"a", "b"}));
   EXPECT_FALSE((KeyRange{"a", "b"}) == (KeyRange{"a", "c"}));
+}
+
+// Keys that differ in one byte anywhere, or only in length, hash apart,
+// and the low bits (which pick a hash table's slot) spread: keys built as
+// a tuple layer builds them, a shared prefix and a counter, fill most of
+// the slots of a table twice their number.
+TEST(BytesTest, HashBytesSpreadsTupleShapedKeys) {
+  EXPECT_EQ(hash_bytes("abc"), hash_bytes(std::string("abc")));
+  std::set<uint64_t> seen;
+  std::set<uint64_t> slots;
+  constexpr uint64_t kSlots = 8192;
+  for (int i = 0; i < 4096; ++i) {
+    std::string k = std::string("\x02users\x00\x15", 9);
+    k.push_back(static_cast<char>(i >> 8));
+    k.push_back(static_cast<char>(i & 0xff));
+    seen.insert(hash_bytes(k));
+    slots.insert(hash_bytes(k) & (kSlots - 1));
+  }
+  EXPECT_EQ(seen.size(), 4096u);
+  EXPECT_GT(slots.size(), 3000u);  // ~3,225 for random slots
+  std::set<uint64_t> lengths;
+  for (size_t n = 0; n <= 40; ++n) lengths.insert(hash_bytes(std::string(n, '\0')));
+  EXPECT_EQ(lengths.size(), 41u);
+  for (size_t at = 0; at < 20; ++at) {
+    std::string a(20, 'x');
+    std::string b = a;
+    b[at] = 'y';
+    EXPECT_NE(hash_bytes(a), hash_bytes(b)) << at;
+  }
 }
 
 }  // namespace
