@@ -78,16 +78,16 @@ void AbsentKeys::wrote_below(BytesView key) {
 }
 
 void AbsentKeys::grow_written() {
-  std::vector<uint64_t> old;
-  old.swap(written_);
-  written_.assign(old.empty() ? 1024 : old.size() * 2, 0);
-  const size_t mask = written_.size() - 1;
-  for (uint64_t h : old) {
+  // Allocated before anything changes, so a failure leaves the set whole.
+  std::vector<uint64_t> grown(written_.empty() ? 1024 : written_.size() * 2, 0);
+  const size_t mask = grown.size() - 1;
+  for (uint64_t h : written_) {
     if (h == 0) continue;
     size_t i = h & mask;
-    while (written_[i] != 0) i = (i + 1) & mask;
-    written_[i] = h;
+    while (grown[i] != 0) i = (i + 1) & mask;
+    grown[i] = h;
   }
+  written_.swap(grown);
 }
 
 void AbsentKeys::clear() {

@@ -43,11 +43,20 @@ WriteBatch::Entry* WriteBatch::find_or_add(BytesView key, uint64_t hash, bool* a
       return &e;
     }
   }
+  // A failed allocation anywhere here leaves the batch as it was (the
+  // copied bytes aside), so a write that throws has not happened.
   Entry e;
   e.key = copy(key);
   entries_.push_back(e);
+  if (keep_ordered_) {
+    try {
+      ordered_.emplace(e.key, static_cast<uint32_t>(entries_.size() - 1));
+    } catch (...) {
+      entries_.pop_back();
+      throw;
+    }
+  }
   slots_[i] = static_cast<uint32_t>(entries_.size());
-  if (keep_ordered_) ordered_.emplace(e.key, static_cast<uint32_t>(entries_.size() - 1));
   *added = true;
   return &entries_.back();
 }
@@ -68,10 +77,11 @@ BytesView WriteBatch::copy(BytesView b) {
   if (blocks_.empty() || block_size_ - block_used_ < b.size()) {
     // Blocks double up to kMaxBlock; a bigger pair gets a block of its own.
     const size_t next = blocks_.empty() ? kMinBlock : std::min(block_size_ * 2, kMaxBlock);
-    block_size_ = std::max(next, b.size());
-    blocks_.push_back(std::make_unique<char[]>(block_size_));
+    const size_t size = std::max(next, b.size());
+    blocks_.push_back(std::make_unique<char[]>(size));  // the sizes change after
+    block_size_ = size;
     block_used_ = 0;
-    bytes_ += block_size_;
+    bytes_ += size;
   }
   char* at = blocks_.back().get() + block_used_;
   std::memcpy(at, b.data(), b.size());
@@ -79,18 +89,22 @@ BytesView WriteBatch::copy(BytesView b) {
   return BytesView(at, b.size());
 }
 
+// The value is copied before the entry is found or made: an entry added
+// and then left without its value would read as a clear.
 void WriteBatch::insert(BytesView key, BytesView value, uint64_t hash) {
+  const BytesView v = copy(value);
   bool added = false;
   Entry* e = find_or_add(key, hash, &added);
   if (added) e->absent_below = true;
-  e->value = copy(value);
+  e->value = v;
   e->has_value = true;
 }
 
 void WriteBatch::set(BytesView key, BytesView value) {
+  const BytesView v = copy(value);
   bool added = false;
   Entry* e = find_or_add(key, hash_bytes(key), &added);
-  e->value = copy(value);
+  e->value = v;
   e->has_value = true;
 }
 

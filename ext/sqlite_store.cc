@@ -1145,7 +1145,11 @@ Status SqliteStoreState::apply() {
     apply_failed = t;
     return t;
   }
-  for (const WriteBatch::Entry* e : added) absent.wrote_below(e->key);
+  try {
+    for (const WriteBatch::Entry* e : added) absent.wrote_below(e->key);
+  } catch (...) {
+    absent.clear();  // knowing less is safe; the batch must still go
+  }
   batch.reset();
   return Status::OK();
 }

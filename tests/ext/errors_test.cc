@@ -177,6 +177,10 @@ constexpr const char* kWorkload[] = {
     "INSERT INTO dm(doc) SELECT doc FROM d; UPDATE dm SET doc = '[]' WHERE id = 1 AND path = '$.c'",
     "SELECT doc FROM dm WHERE id = 2 AND path = '$[1]'",
     "SAVEPOINT a; DELETE FROM t; INSERT INTO t VALUES (7, 'q', 1, 2); ROLLBACK TO a; RELEASE a",
+    // Writes held back in a transaction, read through, then applied at its
+    // commit (SAVEPOINT, not BEGIN: a failure above may leave one open).
+    "SAVEPOINT b; INSERT INTO t VALUES (8, 'r', 8.5, 'r8'); SELECT * FROM t WHERE b > 'q' ORDER BY a DESC;"
+    "UPDATE t SET c = c + 1 WHERE a = 8; SELECT a, b FROM t WHERE b = 'r'; DELETE FROM t WHERE a = 2; RELEASE b",
 };
 
 // Runs every statement of `sql`, stepping through all rows; the first
