@@ -56,17 +56,14 @@ INSTANTIATE_TYPED_TEST_SUITE_P(Sqlite, StoreConformanceTest, ::testing::Types<Sq
 template <size_t kBatchLimit>
 struct BatchedStoreFactory {
   std::unique_ptr<OrderedStore> make() {
-    const Status s = ext::SqliteStore::create_table(db.handle(), "main", "conformance");
-    EXPECT_TRUE(s.ok()) << s.message();
-    auto r = ext::SqliteStore::open(db.handle(), "main", "conformance");
-    EXPECT_TRUE(r.ok()) << r.status().message();
-    if (!r.ok()) return nullptr;
-    std::unique_ptr<ext::SqliteStore> store = std::move(r).value();
+    std::unique_ptr<OrderedStore> made = plain.make();
+    if (made == nullptr) return nullptr;
+    auto* store = static_cast<ext::SqliteStore*>(made.get());
     store->enable_write_batching();
     if (kBatchLimit != 0) store->set_batch_limit(kBatchLimit);
     EXPECT_TRUE(db.exec("BEGIN"));
     EXPECT_TRUE(store->begin().ok());
-    return store;
+    return made;
   }
   // Applies the batch, then checks what SqliteStoreFactory checks.
   Status check(OrderedStore* store) {
