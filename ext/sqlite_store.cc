@@ -170,8 +170,10 @@
 // so that a write never fails half-way through applying), by clear_range()
 // and by renamed(). Not by reads: a read inside a SELECT that ran DML of its
 // own would change what sqlite3_changes() reports, which SQLite resets only
-// when an INSERT, UPDATE or DELETE ends. (It does not after COMMIT or
-// SAVEPOINT either; FTS5 shows the same, README "Write batching".)
+// when an INSERT, UPDATE or DELETE ends. It does not after COMMIT or
+// SAVEPOINT either, so apply() splits its inserts to end with a run of as
+// many rows as the count it found (README "Write batching": when it has
+// that many).
 //
 // Inserting needs to know a key is absent. The batch answers for its own
 // keys; for the rest, AbsentKeys (core/absent_keys.h) remembers ranges
@@ -405,7 +407,9 @@ struct SqliteStoreState {
   Status apply();
   static constexpr int kApplyDelete = 0;
   static constexpr int kApplyInsert = 1;
-  Status run_apply(int which, const std::vector<const WriteBatch::Entry*>& rows);
+  // One statement run over rows[0..n); none for no rows unless
+  // even_if_empty (a run that changes nothing still sets the count).
+  Status run_apply(int which, const WriteBatch::Entry* const* rows, size_t n, bool even_if_empty);
   // Applies the batch if it has reached its limit, so that a write after
   // this one never has to apply (and fail) half-way through the caller's
   // change.
@@ -1137,9 +1141,17 @@ Status SqliteStoreState::apply() {
     if (kind != WriteBatch::Kind::kClear) added.push_back(e);
   }
   ++changes;  // open cursors re-seek
+  // The last run sets what sqlite3_changes() reports, which COMMIT and
+  // SAVEPOINT do not set again: when there are enough new keys, it inserts
+  // as many as the application's last statement changed rows.
+  const int64_t count = sqlite3_changes64(db);
+  const bool keeps_count = count >= 0 && static_cast<uint64_t>(count) <= added.size();
+  const size_t last = keeps_count ? static_cast<size_t>(count) : added.size();
+  const size_t first = added.size() - last;
   applying = true;
-  const Status s = run_apply(kApplyDelete, removed);
-  const Status t = s.ok() ? run_apply(kApplyInsert, added) : s;
+  Status t = run_apply(kApplyDelete, removed.data(), removed.size(), false);
+  if (t.ok()) t = run_apply(kApplyInsert, added.data(), first, false);
+  if (t.ok()) t = run_apply(kApplyInsert, added.data() + first, last, keeps_count);
   applying = false;
   if (!t.ok()) {
     apply_failed = t;
@@ -1154,8 +1166,9 @@ Status SqliteStoreState::apply() {
   return Status::OK();
 }
 
-Status SqliteStoreState::run_apply(int which, const std::vector<const WriteBatch::Entry*>& rows) {
-  if (rows.empty()) return Status::OK();
+Status SqliteStoreState::run_apply(int which, const WriteBatch::Entry* const* rows, size_t n,
+                                   bool even_if_empty) {
+  if (n == 0 && !even_if_empty) return Status::OK();
   // Neither statement can abort half-way on a constraint (OR IGNORE; a
   // DELETE), so SQLite gives them no statement journal and calls no
   // virtual table's xSavepoint while they run: an UPSERT or OR REPLACE
@@ -1180,11 +1193,10 @@ Status SqliteStoreState::run_apply(int which, const std::vector<const WriteBatch
       return sqlite_error(db, rc, "cannot prepare a statement on " + table);
     }
   }
-  BatchRows batch_rows{rows.data(), rows.size()};
+  BatchRows batch_rows{rows, n};
   int rc = sqlite3_bind_pointer(st, 1, &batch_rows, kBatchRowsType, nullptr);
   if (rc == SQLITE_OK) rc = sqlite3_step(st);
-  const bool all_in = which != kApplyInsert ||
-                      static_cast<size_t>(sqlite3_changes64(db)) == rows.size();
+  const bool all_in = which != kApplyInsert || static_cast<size_t>(sqlite3_changes64(db)) == n;
   sqlite3_reset(st);
   sqlite3_clear_bindings(st);  // it points at batch_rows
   if (rc != SQLITE_DONE) return sqlite_error(db, rc, "writing " + table);

@@ -777,8 +777,8 @@ class TableDiff {
     // What the statement leaves for the connection's own counters, as an
     // application reads them next.
     // Past a COMMIT or SAVEPOINT, until the next write statement, the
-    // change count is the one of the rows tuplekv wrote there from its
-    // batch, as FTS5's is (README, "Write batching").
+    // change count may be that of rows tuplekv wrote there from its batch
+    // (README, "Write batching"; table_vtab_test checks where it is not).
     const bool write = tmpl[0] != 'S';
     const bool counts_comparable = write || !counts_after_batch_;
     if (write) counts_after_batch_ = false;

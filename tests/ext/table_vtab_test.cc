@@ -1175,6 +1175,27 @@ TEST_P(TableVtabTest, ALoadInATransactionReadsAsNative) {
   for (const std::string& q : reads) same(q);
 }
 
+// COMMIT and SAVEPOINT leave sqlite3_changes() alone natively; the SQLite
+// store writes its held-back rows there, and its last run inserts as many
+// as the application's last statement changed, when it has that many to
+// write (README, "Write batching").
+TEST_P(TableVtabTest, ChangesAfterCommitAndSavepointStayTheApplications) {
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE ch USING tuplekv_table(a INTEGER PRIMARY KEY, b TEXT,"
+                       " INDEX ch_b(b)" + store_option() + ")"));
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"BEGIN; INSERT INTO ch VALUES (1, 'x'), (2, 'y'), (3, 'z'); COMMIT", "3"},
+      {"BEGIN; INSERT INTO ch VALUES (4, 'x'); INSERT OR IGNORE INTO ch VALUES (4, 'w'); COMMIT", "0"},
+      {"BEGIN; UPDATE ch SET b = 'q' WHERE a < 3; SAVEPOINT s; SELECT changes()", "2"},
+      {"RELEASE s; INSERT INTO ch VALUES (5, 'v'); COMMIT", "1"},
+      {"BEGIN; DELETE FROM ch WHERE a = 5; UPDATE ch SET b = 'p' WHERE a = 1; COMMIT", "1"},
+  };
+  for (const auto& [sql, count] : cases) {
+    ASSERT_TRUE(db_.exec(sql)) << sql;
+    EXPECT_EQ(db_.value("SELECT changes()"), count) << sql;
+  }
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('ch')"), "ok");
+}
+
 TEST_P(TableVtabTest, PlansUseKeysAndIndexes) {
   EXPECT_EQ(plan("SELECT * FROM users WHERE user_id = 2"),
             "SCAN users VIRTUAL TABLE INDEX 851968:primary key: point user_id=?1;");
