@@ -330,10 +330,8 @@ struct Statements {
   std::vector<sqlite3_stmt*> pool[kShapes];  // idle scan statements
   // insert_batch[n]: a row and n more keys; prepared on first use.
   sqlite3_stmt* insert_batch[SqliteStore::kMaxBatchKeys + 1] = {};
-  // Write batching, prepared on first use: the keys from ?1 on; and
-  // applying a batch, its deletes and its inserts (these need
-  // tuplekv_batch_rows).
-  sqlite3_stmt* successor = nullptr;
+  // Write batching, prepared on first use: applying a batch, its deletes
+  // and its inserts (these need tuplekv_batch_rows).
   sqlite3_stmt* apply[2] = {};
 
   Statements() = default;
@@ -347,7 +345,6 @@ struct Statements {
       for (sqlite3_stmt* s : p) sqlite3_finalize(s);
     }
     for (sqlite3_stmt* s : insert_batch) sqlite3_finalize(s);
-    sqlite3_finalize(successor);
     for (sqlite3_stmt* s : apply) sqlite3_finalize(s);
   }
   void swap(Statements& o) noexcept {
@@ -359,7 +356,6 @@ struct Statements {
     std::swap(clear_from, o.clear_from);
     for (int i = 0; i < kShapes; ++i) pool[i].swap(o.pool[i]);
     std::swap(insert_batch, o.insert_batch);
-    std::swap(successor, o.successor);
     std::swap(apply, o.apply);
   }
 };
@@ -422,14 +418,15 @@ struct SqliteStoreState {
   Status stored(BytesView key, uint64_t hash, bool* found);
   // get(): the batch's entry for `key`, else the shadow table's row.
   Status read(BytesView key, Bytes* value, bool* found);
-  void forget_absent() { absent.clear(); }
   void drop_batch() {
     batch.reset();
-    forget_absent();
+    absent.clear();
     apply_failed = Status::OK();
   }
 
-  Status prepare(const char* sql, sqlite3_stmt** out) const;
+  // `flags` other than kPrepareFlags: statements that must reach a
+  // virtual table (apply()'s).
+  Status prepare(const char* sql, sqlite3_stmt** out, unsigned flags = kPrepareFlags) const;
   Status prepare_all(Statements* out) const;
   Status acquire(int shape, sqlite3_stmt** out);
   void give_back(int shape, sqlite3_stmt* stmt, uint64_t generation) noexcept;
@@ -462,10 +459,10 @@ Result<std::string> quoted_table(const std::string& schema, const std::string& n
 
 }  // namespace
 
-Status SqliteStoreState::prepare(const char* sql, sqlite3_stmt** out) const {
+Status SqliteStoreState::prepare(const char* sql, sqlite3_stmt** out, unsigned flags) const {
   if (sql == nullptr) return Status::NoMemory();  // an mprintf that failed
   *out = nullptr;
-  const int rc = sqlite3_prepare_v3(db, sql, -1, kPrepareFlags, out, nullptr);
+  const int rc = sqlite3_prepare_v3(db, sql, -1, flags, out, nullptr);
   if (rc != SQLITE_OK) {
     sqlite3_finalize(*out);
     *out = nullptr;
@@ -1091,7 +1088,7 @@ uint64_t SqliteStore::absence_lookups() const { return impl_->absence_lookups; }
 
 Status SqliteStore::begin() {
   impl_->in_transaction = true;
-  impl_->forget_absent();
+  impl_->absent.clear();
   return Status::OK();
 }
 
@@ -1184,14 +1181,8 @@ Status SqliteStoreState::run_apply(int which, const WriteBatch::Entry* const* ro
   if (st == nullptr) {
     // Not NO_VTAB: the rows come from a virtual table. The target is the
     // shadow table, whose name no virtual table can also have.
-    Sql sql(sqlite3_mprintf(kSql[which], table.c_str()));
-    if (sql.get() == nullptr) return Status::NoMemory();
-    const int rc = sqlite3_prepare_v3(db, sql.get(), -1, SQLITE_PREPARE_PERSISTENT, &st, nullptr);
-    if (rc != SQLITE_OK) {
-      sqlite3_finalize(st);
-      st = nullptr;
-      return sqlite_error(db, rc, "cannot prepare a statement on " + table);
-    }
+    TUPLEKV_RETURN_IF_ERROR(prepare(Sql(sqlite3_mprintf(kSql[which], table.c_str())).get(), &st,
+                                    SQLITE_PREPARE_PERSISTENT));
   }
   BatchRows batch_rows{rows, n};
   int rc = sqlite3_bind_pointer(st, 1, &batch_rows, kBatchRowsType, nullptr);
@@ -1217,13 +1208,16 @@ Status SqliteStoreState::stored(BytesView key, uint64_t hash, bool* found) {
   // "Write batching").
   const bool learn = !absent.maybe_written(key, hash);
   ++absence_lookups;
-  if (stmts.successor == nullptr) {
-    TUPLEKV_RETURN_IF_ERROR(prepare(
-        Sql(sqlite3_mprintf("SELECT k FROM %s WHERE k>=?1 ORDER BY k", table.c_str())).get(),
-        &stmts.successor));
-  }
-  sqlite3_stmt* s = stmts.successor;
-  ResetOnExit reset(s);
+  // The keys from ?1 on: a forward keys-only scan's statement, from the pool.
+  const int shape = shape_of(false, false, true, false);
+  sqlite3_stmt* s = nullptr;
+  TUPLEKV_RETURN_IF_ERROR(acquire(shape, &s));
+  struct GiveBack {
+    SqliteStoreState* store;
+    int shape;
+    sqlite3_stmt* stmt;
+    ~GiveBack() { store->give_back(shape, stmt, store->generation); }
+  } give_back_on_exit{this, shape, s};
   int rc = bind_bytes(s, 1, key);
   constexpr int kMaxSteps = 64;
   BytesView next;

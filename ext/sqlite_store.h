@@ -30,16 +30,16 @@
 //
 // Write batching (opt-in, enable_write_batching(); tuplekv_table turns it
 // on): inside a transaction, set/insert/clear go to a WriteBatch
-// (core/write_batch.h) instead of the shadow table. get() reads through
-// the batch; the batch is applied, sorted, in one statement run per kind
-// of write, before anything else reads the shadow table (scans, rescans,
-// a cursor's next step after a write, clear_range), at every savepoint,
-// at sync() (xSync, before the commit), and when it holds more than
-// batch_limit bytes. rollback() and rollback_to() drop it: everything in it
-// was written after the newest savepoint, which applied the rest.
-// Consequence for readers of the shadow table itself: inside a
-// transaction it may lag behind the virtual table until one of those
-// points (as FTS5's shadow tables lag its pending data).
+// (core/write_batch.h) instead of the shadow table. Reads go through it:
+// get() looks there first, and scans merge it with the shadow table's rows.
+// The batch is applied, sorted, in a few statement runs, at every
+// savepoint, at sync() (xSync, before the commit), when it holds more than
+// batch_limit bytes, and before clear_range() and renamed(). rollback() and
+// rollback_to() drop it: everything in it was written after the newest
+// savepoint, which applied the rest. Consequence for readers of the shadow
+// table itself: inside a transaction it may lag behind the virtual table
+// until one of those points (as FTS5's shadow tables lag its pending
+// data).
 //
 // SQLite failures carry SQLite's extended result code as native_code(), so
 // SQLITE_BUSY, SQLITE_FULL, SQLITE_NOMEM, ... pass through ext/errors.h

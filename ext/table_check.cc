@@ -65,11 +65,12 @@ TableVtab* find_table(sqlite3* db, const std::string& schema, const std::string&
   return best;
 }
 
-// SAVEPOINT on construction, when SQLite allows one and `wanted`; release() ends it and
-// destruction without release() undoes it. The statements that end it are
-// prepared before it opens, so that ending it allocates nothing that could
-// fail and leave the call's writes half undone. Should the rollback fail
-// all the same, a transaction the savepoint began is rolled back whole.
+// SAVEPOINT on construction, when `wanted` and SQLite allows one; release()
+// ends it and destruction without release() undoes it. The statements that
+// end it are prepared before it opens, so that ending it allocates nothing
+// that could fail and leave the call's writes half undone. Should the
+// rollback fail all the same, a transaction the savepoint began is rolled
+// back whole.
 class CallSavepoint {
  public:
   CallSavepoint(sqlite3* db, bool wanted)
