@@ -256,16 +256,17 @@ class SchemaParser {
       pk_names_.push_back(s.columns[static_cast<size_t>(inline_pk_)].name);
       pk_descending_.push_back(pk_desc_);
     }
-    s.key_descending = pk_descending_;
-    for (const std::string& n : pk_names_) {
+    for (size_t i = 0; i < pk_names_.size(); ++i) {
+      const std::string& n = pk_names_[i];
       const int c = s.find_column(n);
       if (c < 0) return fail("PRIMARY KEY names unknown column '" + n + "'");
-      for (int k : s.key) {
-        if (k == c) return fail("PRIMARY KEY names column '" + n + "' twice");
-      }
+      // As a WITHOUT ROWID table: a column named again adds nothing to the
+      // key (its collation is the column's, so it is the same term).
+      if (std::find(s.key.begin(), s.key.end(), c) != s.key.end()) continue;
       s.columns[static_cast<size_t>(c)].key_pos = static_cast<int>(s.key.size());
       s.columns[static_cast<size_t>(c)].not_null = true;
       s.key.push_back(c);
+      s.key_descending.push_back(pk_descending_[i]);
     }
     for (const ListedCollation& l : listed_collations_) {
       const int c = s.find_column(l.column);
@@ -290,7 +291,7 @@ class SchemaParser {
     // alias; WITHOUT ROWID makes its index only at the end of the CREATE
     // TABLE. SQLite's quirk: `a INTEGER PRIMARY KEY DESC` is no alias,
     // `PRIMARY KEY(a DESC)` is.
-    if (s.key.size() == 1 && integer_declared_[static_cast<size_t>(s.key[0])] && !pk_desc_) {
+    if (pk_names_.size() == 1 && integer_declared_[static_cast<size_t>(s.key[0])] && !pk_desc_) {
       created_.erase(std::remove(created_.begin(), created_.end(), kKeyIndex), created_.end());
       created_.push_back(kKeyIndex);
     }
@@ -559,12 +560,26 @@ class SchemaParser {
         if (is_punct(t, '(')) ++depth;
         if (is_punct(t, ')')) --depth;
       }
-    } else if (t.kind == Token::Kind::kEnd || t.kind == Token::Kind::kPunct ||
-               t.kind == Token::Kind::kQuoted) {
+    } else if (t.kind == Token::Kind::kEnd || t.kind == Token::Kind::kPunct) {
       return fail("DEFAULT: expected a value in '" + std::string(text) + "'");
+    } else if (t.kind == Token::Kind::kQuoted || (t.kind == Token::Kind::kWord && !is_default_keyword(t))) {
+      // SQLite's grammar reads an identifier here (`DEFAULT abc`,
+      // `DEFAULT "abc"`) as the string it spells.
+      *out = "'";
+      for (const char c : t.text) *out += c == '\'' ? std::string("''") : std::string(1, c);
+      *out += "'";
+      return Status::OK();
     }
     *out = std::string(text.substr(begin, t.end - begin));
     return Status::OK();
+  }
+  // The words a DEFAULT keeps as SQL: NULL, TRUE and FALSE, CURRENT_TIME,
+  // CURRENT_DATE and CURRENT_TIMESTAMP.
+  static bool is_default_keyword(const Token& t) {
+    for (const char* w : {"NULL", "TRUE", "FALSE", "CURRENT_TIME", "CURRENT_DATE", "CURRENT_TIMESTAMP"}) {
+      if (is_word(t, w)) return true;
+    }
+    return false;
   }
 
   std::string_view module_;
