@@ -217,7 +217,12 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
   for (const model::TableColumn& c : table.columns) {
     decl += quote_identifier(c.name);
     // ANY is declared without a type: no affinity, as in a STRICT table.
-    if (c.type != model::ColumnType::kAny) decl += " " + std::string(model::column_type_name(c.type));
+    // The others as written (INT or INTEGER), for PRAGMA table_info.
+    if (c.type != model::ColumnType::kAny) decl += " " + std::string(c.type_label);
+    // SQLite enforces nothing here, but it reads NOT NULL as native tables
+    // have it: `a IS NULL` is false without a scan, and PRAGMA table_info
+    // says so. Key columns are NOT NULL, as in a WITHOUT ROWID table.
+    if (c.not_null) decl += " NOT NULL";
     // SQLite applies a non-key column's collation itself (comparisons,
     // ORDER BY, GROUP BY, DISTINCT) when the declaration names it.
     if (c.collation != "BINARY") decl += " COLLATE " + std::string(c.collation);

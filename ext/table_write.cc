@@ -428,6 +428,24 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
     ~FreeDefaults() { w->free_defaults(); }
   } free_defaults{&w};
 
+  // The new rowid of an implicit key first: SQLite makes it an integer
+  // (MustBeInt) before any constraint is checked, and a value that is not
+  // one, NULL in an UPDATE included, is a datatype mismatch, which no
+  // conflict clause resolves.
+  int64_t rowid = 0;
+  const bool assign_rowid = s.implicit_key() && sqlite3_value_type(argv[1]) == SQLITE_NULL && insert;
+  if (s.implicit_key() && !assign_rowid) {
+    sqlite3_value* r = argv[1];
+    model::SqlValue v;
+    std::string buf;
+    w.conv.set_source(r);
+    if (sqlite3_value_type(r) == SQLITE_NULL ||
+        !model::coerce(model::ColumnType::kInteger, sql_value_of(r), &w.conv, t.name, "rowid", &v, &buf).ok()) {
+      return fail(Status::Native(StatusCode::kInvalidArgument, SQLITE_MISMATCH, "datatype mismatch"));
+    }
+    rowid = v.i;
+  }
+
   // 0. SQLite drops DEFAULT clauses from a virtual table's declaration
   //    and hands xUpdate NULL for every column an INSERT leaves out, so a
   //    NULL inserted into a column with a DEFAULT takes the default.
@@ -478,22 +496,10 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
     w.row[c] = w.cells[c];
   }
   // 3. The key.
-  int64_t rowid = 0;
   if (s.implicit_key()) {
-    sqlite3_value* r = argv[1];
-    if (sqlite3_value_type(r) == SQLITE_NULL) {
-      if (!insert) return fail(Status::Constraint(ConstraintKind::kNotNull,
-                                                  "NOT NULL constraint failed: " + t.name + ".rowid"));
+    if (assign_rowid) {
       const Status st = next_rowid(&rowid);
       if (!st.ok()) return fail(st);
-    } else {
-      model::SqlValue v;
-      std::string buf;
-      w.conv.set_source(r);
-      if (!model::coerce(model::ColumnType::kInteger, sql_value_of(r), &w.conv, t.name, "rowid", &v, &buf).ok()) {
-        return fail(Status::Native(StatusCode::kInvalidArgument, SQLITE_MISMATCH, "datatype mismatch"));
-      }
-      rowid = v.i;
     }
     encode_rowid(rowid, &w.key_elements);
   } else {
