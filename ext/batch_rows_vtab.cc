@@ -4,6 +4,7 @@
 #include <new>
 
 #include "ext/batch_rows.h"
+#include "ext/errors.h"
 
 namespace tuplekv::ext {
 namespace {
@@ -110,6 +111,7 @@ void result_bytes(sqlite3_context* ctx, BytesView b) {
 
 int rows_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) noexcept {
   const RowsCursor* c = as_cursor(cur);
+  if (c->rows.entries == nullptr) return SQLITE_OK;  // set_changes()' rows: NULL
   const WriteBatch::Entry* e = c->rows.entries[c->at];
   if (i == kKey) {
     result_bytes(ctx, e->key);
@@ -122,6 +124,15 @@ int rows_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) noexcept 
 int rows_rowid(sqlite3_vtab_cursor* cur, sqlite3_int64* out) noexcept {
   *out = static_cast<sqlite3_int64>(as_cursor(cur)->at);
   return SQLITE_OK;
+}
+
+// A DELETE changes nothing: there is nothing stored. SQLite counts each
+// row all the same (set_changes()).
+int rows_update(sqlite3_vtab* vtab, int argc, sqlite3_value**, sqlite3_int64*) noexcept {
+  if (argc == 1) return SQLITE_OK;
+  sqlite3_free(vtab->zErrMsg);
+  vtab->zErrMsg = sqlite3_mprintf("tuplekv_batch_rows may not be written");
+  return SQLITE_ERROR;
 }
 
 const sqlite3_module kRowsModule = {
@@ -138,7 +149,7 @@ const sqlite3_module kRowsModule = {
     /* xEof          */ rows_eof,
     /* xColumn       */ rows_column,
     /* xRowid        */ rows_rowid,
-    /* xUpdate       */ nullptr,
+    /* xUpdate       */ rows_update,
     /* xBegin        */ nullptr,
     /* xSync         */ nullptr,
     /* xCommit       */ nullptr,
@@ -152,6 +163,21 @@ const sqlite3_module kRowsModule = {
 };
 
 }  // namespace
+
+Status set_changes(sqlite3* db, int64_t n) {
+  if (n < 0) n = 0;
+  if (sqlite3_changes64(db) == n) return Status::OK();
+  BatchRows rows;
+  rows.count = static_cast<size_t>(n);
+  sqlite3_stmt* st = nullptr;
+  int rc = sqlite3_prepare_v2(db, "DELETE FROM tuplekv_batch_rows WHERE rows = ?1", -1, &st, nullptr);
+  if (rc == SQLITE_OK) rc = sqlite3_bind_pointer(st, 1, &rows, kBatchRowsType, nullptr);
+  if (rc == SQLITE_OK) rc = sqlite3_step(st);
+  if (rc == SQLITE_DONE) rc = SQLITE_OK;
+  Status s = rc == SQLITE_OK ? Status::OK() : sqlite_error(db, rc, "restoring changes()");
+  sqlite3_finalize(st);
+  return s;
+}
 
 int register_batch_rows_module(sqlite3* db, char**) {
   return sqlite3_create_module_v2(db, "tuplekv_batch_rows", &kRowsModule, nullptr, nullptr);

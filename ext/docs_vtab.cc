@@ -101,6 +101,7 @@
 #include "core/move_prefix.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
+#include "ext/batch_rows.h"
 #include "ext/created_in_transaction.h"
 #include "ext/docs_cache.h"
 #include "ext/docs_shared.h"
@@ -231,6 +232,8 @@ struct DocsTable : sqlite3_vtab {
   }
 
   Status rename(const std::string& to) {
+    // Moving keys runs statements; the ALTER must leave changes() as it was.
+    const int64_t changes = sqlite3_changes64(db);
     if (options.keyspace.memory) {
       registry->rename_memory(schema, name, to);
     } else {
@@ -253,7 +256,7 @@ struct DocsTable : sqlite3_vtab {
       options.keyspace.subspace = to;
       docs->set_prefix(prefix);
     }
-    return Status::OK();
+    return set_changes(db, changes);
   }
 
   // The JSON of `v` exploded into `leaves`.

@@ -21,6 +21,7 @@
 #include "core/move_prefix.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
+#include "ext/batch_rows.h"
 #include "ext/created_in_transaction.h"
 #include "ext/errors.h"
 #include "ext/insert_rowid.h"
@@ -483,6 +484,8 @@ Status PairTable::destroy() {
 }
 
 Status PairTable::rename(const std::string& to) {
+  // Moving keys runs statements; the ALTER must leave changes() as it was.
+  const int64_t changes = sqlite3_changes64(db);
   TUPLEKV_RETURN_IF_ERROR(
       rename_table_storage(registry.get(), db, sqlite_store, schema, name, to, options.memory));
   name = to;
@@ -496,7 +499,7 @@ Status PairTable::rename(const std::string& to) {
     options.subspace = to;
     TUPLEKV_RETURN_IF_ERROR(spec.model->rebind(prefix));
   }
-  return Status::OK();
+  return set_changes(db, changes);
 }
 
 bool PairTable::encode_key_column(sqlite3_value* v, int i, int on_conflict, Bytes* out, int* rc) {

@@ -9,6 +9,7 @@
 #include "core/move_prefix.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
+#include "ext/batch_rows.h"
 #include "ext/errors.h"
 #include "ext/module_args.h"
 #include "ext/table_storage.h"
@@ -135,6 +136,8 @@ Status KvTable::destroy() {
 }
 
 Status KvTable::rename(const std::string& to) {
+  // Moving keys runs statements; the ALTER must leave changes() as it was.
+  const int64_t changes = sqlite3_changes64(db);
   TUPLEKV_RETURN_IF_ERROR(
       rename_table_storage(registry.get(), db, sqlite_store, schema, name, to, options.memory));
   name = to;
@@ -151,7 +154,7 @@ Status KvTable::rename(const std::string& to) {
     TUPLEKV_RETURN_IF_ERROR(move_keys(sub->key()));
     options.subspace = to;
   }
-  return Status::OK();
+  return set_changes(db, changes);
 }
 
 Status KvTable::move_keys(const Bytes& to) {

@@ -117,6 +117,7 @@
 #include "core/spec_scan.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
+#include "ext/batch_rows.h"
 #include "ext/created_in_transaction.h"
 #include "ext/errors.h"
 #include "ext/insert_rowid.h"
@@ -388,6 +389,8 @@ Status TableVtab::destroy() {
 }
 
 Status TableVtab::rename(const std::string& to) {
+  // Moving keys runs statements; the ALTER must leave changes() as it was.
+  const int64_t changes = sqlite3_changes64(db);
   TUPLEKV_RETURN_IF_ERROR(
       rename_table_storage(registry.get(), db, sqlite_store, schema, name, to, options.memory));
   forget_table(this);
@@ -410,7 +413,7 @@ Status TableVtab::rename(const std::string& to) {
     }
     options.subspace = to;
   }
-  return Status::OK();
+  return set_changes(db, changes);
 }
 
 Status TableVtab::load_row(BytesView key_elements, Bytes* key_buf, Bytes* value_buf,

@@ -590,6 +590,7 @@ TEST(DocsCacheTest, RenameAndDropMoveTheCache) {
   Db db;
   ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs; INSERT INTO d(id, doc) VALUES (1, '[1]')"));
   ASSERT_TRUE(db.exec("ALTER TABLE d RENAME TO d2"));
+  EXPECT_EQ(db.value("SELECT changes()"), "1");  // the INSERT's, as natively
   EXPECT_EQ(db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"),
             (Rows{{"d2"}, {"d2_json"}, {"d2_kv"}}));
   EXPECT_EQ(db.value("SELECT doc FROM d2 WHERE id = 1"), "[1]");

@@ -704,6 +704,7 @@ TEST_P(KvTest, RenameKeepsData) {
   ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa');" + create_sql("s", store(), "subspace=fixed") +
                       ";INSERT INTO s VALUES (x'02', x'bb')"));
   ASSERT_TRUE(db.exec("ALTER TABLE t RENAME TO u; ALTER TABLE s RENAME TO s2"));
+  EXPECT_EQ(db.value("SELECT changes()"), "1");  // the INSERT's, as natively
   EXPECT_EQ(snapshot(db, "u"), (Rows{{"01", "AA"}}));
   EXPECT_EQ(snapshot(db, "s2"), (Rows{{"02", "BB"}}));
   EXPECT_NE(db.error("SELECT * FROM t").find("no such table"), std::string::npos);

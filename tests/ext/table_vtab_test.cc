@@ -1604,6 +1604,13 @@ TEST(TableVtabSchemaTest, RenameDropAndCheck) {
                       "ALTER TABLE plain RENAME TO renamed"));
   EXPECT_EQ(db.rows("SELECT tuple_repr(k) FROM renamed_kv"),
             (Rows{{"('renamed', 1)"}, {"('renamed', 2)"}, {"('v_idx', 'a', 1)"}, {"('v_idx', 'b', 2)"}}));
+  // Moving the keys leaves changes() to the statement before, as a native
+  // rename does, inside a transaction too.
+  ASSERT_TRUE(db.exec("CREATE TABLE nat(x); INSERT INTO nat VALUES (1), (2), (3); ALTER TABLE renamed RENAME TO r2"));
+  EXPECT_EQ(db.value("SELECT changes()"), "3");
+  ASSERT_TRUE(db.exec("BEGIN; INSERT INTO nat VALUES (4); ALTER TABLE r2 RENAME TO renamed"));
+  EXPECT_EQ(db.value("SELECT changes()"), "1");
+  ASSERT_TRUE(db.exec("COMMIT"));
   EXPECT_EQ(db.rows("SELECT k FROM renamed WHERE v = 'b'"), (Rows{{"2"}}));
   EXPECT_EQ(db.value("SELECT tuplekv_check('renamed')"), "ok");
   // Damage the index behind the table's back, then repair it.
@@ -1640,7 +1647,7 @@ TEST(TableVtabSchemaTest, RenameDropAndCheck) {
   ASSERT_TRUE(db.exec("UPDATE uq2_kv SET v = 'text' WHERE k = tuple_pack('uq2', 1)"));
   EXPECT_EQ(db.value("SELECT tuplekv_check('uq2')"),
             "uq2: corrupt shadow table \"main\".\"uq2_kv\": the value of key x'02757132001501' is TEXT, not BLOB");
-  ASSERT_TRUE(db.exec("DROP TABLE users; DROP TABLE renamed; DROP TABLE uq2"));
+  ASSERT_TRUE(db.exec("DROP TABLE users; DROP TABLE renamed; DROP TABLE uq2; DROP TABLE nat"));
   EXPECT_EQ(db.value("SELECT count(*) FROM sqlite_schema"), "1");
 }
 
