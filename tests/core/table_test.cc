@@ -194,13 +194,9 @@ TEST(TableSchemaTest, DefaultIdentifiersAreStrings) {
                      "e ANY DEFAULT NULL", "f TEXT DEFAULT current_date", "g ANY DEFAULT key"},
                     &s)
                   .ok());
-  EXPECT_EQ(s.columns[0].default_sql, "'abc'");
-  EXPECT_EQ(s.columns[1].default_sql, "'it''s'");
-  EXPECT_EQ(s.columns[2].default_sql, "'x y'");
-  EXPECT_EQ(s.columns[3].default_sql, "true");
-  EXPECT_EQ(s.columns[4].default_sql, "NULL");
-  EXPECT_EQ(s.columns[5].default_sql, "current_date");
-  EXPECT_EQ(s.columns[6].default_sql, "'key'");
+  const std::vector<std::string> want = {"'abc'", "'it''s'", "'x y'", "true", "NULL", "current_date", "'key'"};
+  ASSERT_EQ(s.columns.size(), want.size());
+  for (size_t c = 0; c < want.size(); ++c) EXPECT_EQ(s.columns[c].default_sql, want[c]) << s.columns[c].name;
 }
 
 // As in a WITHOUT ROWID table, a key column named again adds nothing; the
