@@ -1235,6 +1235,7 @@ Status TableCursor::expand_any_args() {
 Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_value** argv) {
   TableVtab* t = table();
   ++t->stats->scans;
+  t->forget_replaced_rows();
   eof_ = true;
   cand_ = static_cast<size_t>(idx_num & kIdxCandidateMask);
   if (cand_ >= t->candidates.size()) {
@@ -1640,6 +1641,7 @@ int table_txn(sqlite3_vtab* vtab) noexcept {
   return guard_vtab(vtab, [&] {
     TableVtab* t = as_table(vtab);
     t->next_rowid.reset();
+    t->forget_replaced_rows();
     t->just_began = Hook == &OrderedStore::begin;
     t->in_transaction = Hook == &OrderedStore::begin;
     const Status s = (t->store.get()->*Hook)();
@@ -1656,6 +1658,7 @@ int table_txn(sqlite3_vtab* vtab) noexcept {
 int table_savepoint(sqlite3_vtab* vtab, int n) noexcept {
   return guard_vtab(vtab, [&] {
     TableVtab* t = as_table(vtab);
+    t->forget_replaced_rows();
     const int level = n < 0 ? 0 : n;
     Status s;
     for (int k = t->just_began ? 0 : level; s.ok() && k <= level; ++k) s = t->store->savepoint(k);
@@ -1667,6 +1670,7 @@ int table_savepoint(sqlite3_vtab* vtab, int n) noexcept {
 int table_release(sqlite3_vtab* vtab, int n) noexcept {
   return guard_vtab(vtab, [&] {
     as_table(vtab)->just_began = false;
+    as_table(vtab)->forget_replaced_rows();
     const Status s = as_table(vtab)->store->release(n < 0 ? 0 : n);
     return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
   });
@@ -1676,6 +1680,7 @@ int table_rollback_to(sqlite3_vtab* vtab, int n) noexcept {
   return guard_vtab(vtab, [&] {
     TableVtab* t = as_table(vtab);
     t->next_rowid.reset();
+    t->forget_replaced_rows();
     t->just_began = false;
     Status s;
     if (n >= 0) {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "core/bytes.h"
@@ -112,6 +113,17 @@ struct TableVtab : sqlite3_vtab {
   // The next implicit key, when known (reset whenever it may have changed).
   std::optional<int64_t> next_rowid;
   uint64_t row_writes = 0;  // xUpdate calls (one per row written), to age estimates
+  // Key elements of the rows OR REPLACE deleted in the current statement.
+  // SQLite hands a virtual table's UPDATE the rows it read before changing
+  // any, so a later one of them may have been replaced away, and another
+  // row moved to its key: that one is not the row SQLite read, and the
+  // values SQLite computed belong to no row there now. Emptied whenever a
+  // statement may begin: at every xFilter (an UPDATE reads its rows first)
+  // and every transaction and savepoint hook.
+  std::unordered_set<Bytes> replaced_rows;
+  void forget_replaced_rows() {
+    if (!replaced_rows.empty()) std::unordered_set<Bytes>().swap(replaced_rows);
+  }
   // xBegin was the last hook: the next xSavepoint(n) is SQLite telling a
   // table that joins a transaction inside n savepoints where it stands.
   bool just_began = false;

@@ -86,8 +86,9 @@ class Writer {
   // NULL (NULLs are distinct).
   Status find_unique_conflict(size_t i, const Bytes* own, bool* found);
   int unique_conflict(size_t i, int on_conflict);
-  // Deletes the row under found_key_elements (OR REPLACE).
-  Status erase_found();
+  // Deletes the row under found_key_elements (OR REPLACE), if still there;
+  // with `remember` (an UPDATE), notes it in TableVtab::replaced_rows.
+  Status erase_found(bool remember);
   // Writes the row in key/value and its index entries in one statement of
   // the SQLite store if its key is absent; *inserted false (and the store
   // as it was) if present.
@@ -340,11 +341,12 @@ Status Writer::insert_with_entries(bool* inserted) {
                             t_->name + "') names the first problem");
 }
 
-Status Writer::erase_found() {
+Status Writer::erase_found(bool remember) {
   bool again = false;
   TUPLEKV_RETURN_IF_ERROR(
       t_->load_row(w_->found_key_elements, &w_->found_key_buf, &w_->found_value_buf, &w_->found_row, &again));
   if (!again) return Status::OK();
+  if (remember) t_->replaced_rows.insert(w_->found_key_elements);
   TUPLEKV_RETURN_IF_ERROR(t_->rows->erase(w_->found_row, w_->found_key_elements));
   ++t_->stats->writes;
   return Status::OK();
@@ -408,7 +410,9 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
     }
     Status st = old_key_of(argv[0], &w.old_key_elements, &ok);
     if (!ok) return st.ok() ? SQLITE_OK : fail(st);
-    // The row may be gone: an earlier row of this statement replaced it.
+    // The row may be gone: an earlier row of this statement replaced it,
+    // and another may have taken its key since (TableVtab::replaced_rows).
+    if (on_conflict == SQLITE_REPLACE && t.replaced_rows.count(w.old_key_elements) != 0) return SQLITE_OK;
     st = t.load_row(w.old_key_elements, &w.old_key_buf, &w.old_value_buf, &w.old_row, &have_old);
     if (!st.ok()) return fail(st);
     if (!have_old) return SQLITE_OK;
@@ -546,7 +550,7 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
       if (on_conflict != SQLITE_REPLACE) {
         return u < 0 ? conflict(on_conflict) : unique_conflict(static_cast<size_t>(u), on_conflict);
       }
-      st = erase_found();
+      st = erase_found(!insert);
       if (!st.ok()) return fail(st);
     }
     st = t.rows->put(w.row, w.key_elements, insert ? nullptr : &w.old_row,

@@ -1157,6 +1157,24 @@ TEST_P(TableVtabTest, UpdateOrReplaceCountsARowItReplacedAway) {
   EXPECT_EQ(db_.value("SELECT tuplekv_check('u')"), "ok");
 }
 
+// A row replaced away stays deleted even when another row of the same
+// statement has moved to its key since: the values SQLite computed from
+// the row it read are not put on the row that is there now (which would
+// make a row of both: 3, 21, 'x'). The native table computes them again
+// from that row (3, 12, 'x'), which a virtual table cannot: README,
+// "Known difference".
+TEST_P(TableVtabTest, UpdateOrReplaceLeavesARowReplacedAwayUnderAnotherRow) {
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE m USING tuplekv_table(a INTEGER PRIMARY KEY, b INTEGER, c TEXT" +
+                       store_option() + "); INSERT INTO m VALUES (1, 10, 'x'), (2, 20, 'y')"));
+  ASSERT_TRUE(db_.exec("UPDATE OR REPLACE m SET a = a + 1, b = b + 1"));
+  EXPECT_EQ(db_.value("SELECT changes()"), "2");
+  EXPECT_EQ(db_.rows("SELECT a, b, c FROM m"), (Rows{{"2", "11", "x"}}));
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('m')"), "ok");
+  // The next statement updates the row at that key as usual.
+  ASSERT_TRUE(db_.exec("UPDATE m SET b = 0 WHERE a = 2"));
+  EXPECT_EQ(db_.rows("SELECT a, b, c FROM m"), (Rows{{"2", "0", "x"}}));
+}
+
 TEST_P(TableVtabTest, RollbacksKeepIndexesInStep) {
   ASSERT_TRUE(db_.exec("BEGIN; INSERT INTO users VALUES (8, 'h', 'eu'); SAVEPOINT a;"
                        "UPDATE users SET region = 'mars'; DELETE FROM users WHERE user_id < 3;"
