@@ -460,9 +460,18 @@ bool reads_everything(const Plan& plan) {
   });
 }
 
-bool rhs_known(sqlite3_index_info* info, int i) {
+// Whether constraint i's right-hand side is a value SQLite shows and that
+// brings no affinity to a column of `type`. A number SQLite shows may be
+// a CAST(… AS INTEGER) or AS REAL, whose numeric affinity SQLite applies to
+// a TEXT or ANY column's side (' 10' and '1e1' then equal 10), just as a
+// join's INTEGER column does; a literal brings none. The two look alike
+// here, so such a number counts as unknown.
+bool rhs_affinity_free(sqlite3_index_info* info, int i, model::ColumnType type) {
   sqlite3_value* rhs = nullptr;
-  return sqlite3_vtab_rhs_value(info, i, &rhs) == SQLITE_OK && rhs != nullptr;
+  if (sqlite3_vtab_rhs_value(info, i, &rhs) != SQLITE_OK || rhs == nullptr) return false;
+  if (type != model::ColumnType::kText && type != model::ColumnType::kAny) return true;
+  const int rhs_type = sqlite3_value_type(rhs);
+  return rhs_type != SQLITE_INTEGER && rhs_type != SQLITE_FLOAT;
 }
 
 // The distinct first elements of candidate `c` for a skip-scan, measured
@@ -627,7 +636,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
       const bool textual = type == model::ColumnType::kText || type == model::ColumnType::kAny;
       const char* coll = sqlite3_vtab_collation(info, i);
       const bool binary = coll == nullptr || iequal(coll, "BINARY");
-      const bool known = rhs_known(info, i);
+      const bool known = rhs_affinity_free(info, i, type);
       const std::string_view key_collation = c.key_collations[static_cast<size_t>(pos)];
       const bool pattern = in.op == SQLITE_INDEX_CONSTRAINT_LIKE || in.op == SQLITE_INDEX_CONSTRAINT_GLOB;
       if (in.op == SQLITE_INDEX_CONSTRAINT_ISNULL) {
@@ -758,7 +767,8 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
         const std::string own(t.table.columns[static_cast<size_t>(col)].collation);
         const model::ColumnType type = t.table.columns[static_cast<size_t>(col)].type;
         const bool affinity_free = type != model::ColumnType::kText && type != model::ColumnType::kAny;
-        pinned = (affinity_free || rhs_known(info, i)) && iequal(coll == nullptr ? "BINARY" : coll, own.c_str());
+        pinned = (affinity_free || rhs_affinity_free(info, i, type)) &&
+                 iequal(coll == nullptr ? "BINARY" : coll, own.c_str());
       }
     }
     if (pinned) continue;

@@ -456,7 +456,8 @@ TEST_P(TableVtabTest, IsSearchesTheIndexForAValueOrItsNulls) {
       "CREATE INDEX n_a ON n(a); CREATE INDEX n_b ON n(b); CREATE INDEX n_d ON n(d DESC);", rows));
   expect_planned_as_native("ni", {
       {"SELECT * FROM @T WHERE a IS 'x'", "n_a", "index ni_a: range a IS ?1"},
-      {"SELECT id FROM @T WHERE b IS 2", "n_b", "index ni_b covering sorted: range b IS ?1"},
+      // A number may carry numeric affinity (README, "ANY columns"): recheck.
+      {"SELECT id FROM @T WHERE b IS 2", "n_b", "index ni_b covering recheck sorted: range b IS ?1"},
       {"SELECT * FROM @T WHERE d IS 5", "n_d", "index ni_d: range d IS ?1"},
       // NULL only at run time: not the IS NULL SQLite rewrites a literal to.
       {"SELECT * FROM @T WHERE d IS CAST(NULL AS INTEGER)", "n_d", "index ni_d: range d IS ?1"},
@@ -800,8 +801,9 @@ TEST_P(TableVtabTest, AnyKeysAreVisitedInSqlitesOrder) {
                     "SELECT w, quote(v) FROM @T WHERE v = 0"}, "s2");
   // The last three read the index, whose entries (v, b, a) are sorted too,
   // alone or with each entry's row.
-  EXPECT_THAT(plan("SELECT b FROM s2 WHERE v = 0"), HasSubstr("index s2_v covering sorted"));
-  EXPECT_THAT(plan("SELECT w FROM s2 WHERE v = 0"), HasSubstr("index s2_v sorted"));
+  // (A number on ANY may carry numeric affinity, so SQLite re-checks.)
+  EXPECT_THAT(plan("SELECT b FROM s2 WHERE v = 0"), HasSubstr("index s2_v covering recheck sorted"));
+  EXPECT_THAT(plan("SELECT w FROM s2 WHERE v = 0"), HasSubstr("index s2_v recheck sorted"));
   if (GetParam() != "sqlite") return;
   // Keys that do not decode, where a sorted scan splits off its group and
   // where it compares: an error naming the table once, not a crash.
@@ -1027,6 +1029,31 @@ TEST_P(TableVtabTest, DeclarationsSqliteAcceptsWorkAsNatively) {
   EXPECT_EQ(db_.error("INSERT INTO n(k) VALUES (1)"), "UNIQUE constraint failed: n.k");
   EXPECT_EQ(db_.error("INSERT INTO d(k) VALUES (1)"), "UNIQUE constraint failed: d.k");
   EXPECT_EQ(db_.value("SELECT tuplekv_check('d')"), "ok");
+}
+
+// CAST(… AS INTEGER) or AS REAL gives a constant numeric affinity, which
+// SQLite applies to a TEXT or ANY column's side: ' 10', '10.0' and '1e1'
+// equal CAST('10' AS INTEGER), where they do not equal the literal 10.
+// SQLite shows the table both as the same number, so tuplekv reads what
+// either may match and SQLite re-checks.
+TEST_P(TableVtabTest, ACastConstantComparesWithItsAffinityAsNatively) {
+  create_with_native("ct", "k TEXT, a ANY, w TEXT, PRIMARY KEY(k, a)", ", INDEX ct_w(w)",
+                     "CREATE INDEX n_w ON n(w);",
+                     " VALUES ('10', 10, '10'), (' 10', '10', ' 10'), ('10.0', 10.0, '10.0'),"
+                     " ('1e1', '1e1', '1e1'), ('7', 7, '7'), ('x', ' 10', 'x')");
+  expect_as_native({"SELECT k FROM @T WHERE k = CAST('10' AS INTEGER) ORDER BY k",
+                    "SELECT k FROM @T WHERE k > CAST('5' AS INTEGER) ORDER BY k",
+                    "SELECT k FROM @T WHERE k BETWEEN CAST('5' AS INTEGER) AND CAST(10 AS REAL) ORDER BY k",
+                    "SELECT k FROM @T WHERE k = 10 ORDER BY k",
+                    "SELECT k, quote(a) FROM @T WHERE a = CAST('10' AS INTEGER) ORDER BY k",
+                    "SELECT k, quote(a) FROM @T WHERE k = 'x' AND a = CAST(10 AS REAL)",
+                    "SELECT k, quote(a) FROM @T WHERE a = 10 ORDER BY k",
+                    "SELECT k, quote(a) FROM @T WHERE a IS 10 ORDER BY k",
+                    "SELECT k, quote(a) FROM @T WHERE a < CAST('8' AS INTEGER) ORDER BY k",
+                    "SELECT w FROM @T WHERE w = CAST('10' AS INTEGER) ORDER BY w",
+                    "SELECT w FROM @T WHERE w >= CAST(7 AS REAL) ORDER BY w"},
+                   "ct");
+  EXPECT_EQ(db_.value("SELECT count(*) FROM ct WHERE k = CAST('10' AS INTEGER)"), "4");
 }
 
 // An implicit key is a rowid. The int64 extremes take eight bytes in a
