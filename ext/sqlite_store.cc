@@ -1088,7 +1088,12 @@ uint64_t SqliteStore::absence_lookups() const { return impl_->absence_lookups; }
 
 Status SqliteStore::begin() {
   impl_->in_transaction = true;
-  impl_->absent.clear();
+  // A new transaction owes nothing to the last. That one may have ended
+  // without rollback(): when an apply() inside xSavepoint fails with an
+  // error that makes SQLite roll back the whole transaction, SQLite calls
+  // the hooks before apply() returns and records the failure, and never
+  // again after.
+  impl_->drop_batch();
   return Status::OK();
 }
 

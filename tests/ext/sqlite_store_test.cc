@@ -1462,6 +1462,25 @@ TEST_F(BatchingTest, RollbackDropsTheBatch) {
   EXPECT_EQ(stored().size(), 2u);
 }
 
+// A full disk makes SQLite roll back the whole transaction while apply()
+// runs, and no rollback() follows (inside xSavepoint, SQLite has already
+// called the hooks). The next transaction must not inherit the failure.
+TEST_F(BatchingTest, ATransactionAfterAFailedApplyStartsClean) {
+  ASSERT_TRUE(db_.exec("PRAGMA max_page_count = " + db_.value("PRAGMA page_count")));
+  begin();
+  for (int i = 0; i < 2000; ++i) TUPLEKV_ASSERT_OK(store_->set("k" + std::to_string(i), "v"));
+  const Status failed = store_->sync();
+  EXPECT_FALSE(failed.ok());
+  EXPECT_NE(failed.message().find("full"), std::string::npos) << failed.message();
+  ASSERT_EQ(sqlite3_get_autocommit(db_.handle()), 1);  // SQLite rolled back
+
+  ASSERT_TRUE(db_.exec("PRAGMA max_page_count = 100000"));
+  begin();
+  TUPLEKV_ASSERT_OK(store_->set(b("after"), b("1")));
+  commit();
+  EXPECT_EQ(all(), (Pairs{{"after", "1"}}));
+}
+
 // A savepoint applies the batch, so what the batch holds afterwards is all
 // newer than it: rolling back to it drops the batch, and SQLite undoes the
 // rest.

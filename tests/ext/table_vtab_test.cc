@@ -1641,6 +1641,25 @@ TEST(TableVtabSchemaTest, DeclarationErrorsAndImplicitKeys) {
   EXPECT_EQ(db.rows("SELECT a FROM t WHERE b = 'z'"), (Rows{{"4"}}));
 }
 
+// SAVEPOINT writes the held rows out. When that fails with a full disk,
+// SQLite rolls the whole transaction back, and the next transaction, with
+// space again, must work as it would on a native table.
+TEST(TableVtabFailureTest, AFullDiskAtASavepointLeavesTheNextTransactionAlone) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE t USING tuplekv_table(a INTEGER, b TEXT, PRIMARY KEY(a), INDEX t_b(b));"
+                      "CREATE TABLE n(x)"));
+  ASSERT_TRUE(db.exec("PRAGMA max_page_count = " + db.value("PRAGMA page_count")));
+  ASSERT_TRUE(db.exec("BEGIN; INSERT INTO t WITH RECURSIVE c(i) AS "
+                      "(SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < 3000) SELECT i, 'b' FROM c"));
+  EXPECT_EQ(db.error_code("SAVEPOINT s"), SQLITE_FULL);
+  ASSERT_EQ(sqlite3_get_autocommit(db.handle()), 1);
+  ASSERT_TRUE(db.exec("PRAGMA max_page_count = 100000"));
+  ASSERT_TRUE(db.exec("BEGIN; INSERT INTO n VALUES (1); INSERT INTO t VALUES (7, 'q'); COMMIT"));
+  EXPECT_EQ(db.value("SELECT count(*) FROM n"), "1");
+  EXPECT_EQ(db.rows("SELECT * FROM t"), (Rows{{"7", "q"}}));
+  EXPECT_EQ(db.value("SELECT tuplekv_check('t')"), "ok");
+}
+
 TEST(TableVtabSchemaTest, RenameDropAndCheck) {
   Db db;
   ASSERT_TRUE(db.exec(users("")));
