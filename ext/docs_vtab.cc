@@ -111,6 +111,7 @@
 #include "ext/registry.h"
 #include "ext/sqlite_api.h"
 #include "ext/sqlite_store.h"
+#include "ext/table_storage.h"
 #include "ext/values.h"
 
 namespace tuplekv::ext {
@@ -156,6 +157,7 @@ struct DocsTable : sqlite3_vtab {
   model::JsonLeaves leaves;
   std::vector<Bytes> variants;
   Bytes id_buf, old_doc, new_doc, old_path, found;
+  size_t open_cursors = 0;  // held open by SQLite (docs_open .. docs_close)
 
   OrderedStore* store() const { return opened.store.get(); }
   int fail(const Status& s) { return set_vtab_error(this, s); }
@@ -234,6 +236,8 @@ struct DocsTable : sqlite3_vtab {
   Status rename(const std::string& to) {
     // Moving keys runs statements; the ALTER must leave changes() as it was.
     const int64_t changes = sqlite3_changes64(db);
+    const bool moves_keys = !options.keyspace.subspace_given && !options.keyspace.memory;
+    if (moves_keys) TUPLEKV_RETURN_IF_ERROR(refuse_key_move_while_reading(kDocsModule, name, open_cursors));
     if (options.keyspace.memory) {
       registry->rename_memory(schema, name, to);
     } else {
@@ -248,7 +252,7 @@ struct DocsTable : sqlite3_vtab {
     registry->rename_stats(schema, name, to);
     name = to;
     // As tuplekv_kv: without subspace= the keys live under the table name.
-    if (!options.keyspace.subspace_given && !options.keyspace.memory) {
+    if (moves_keys) {
       Bytes to_prefix;
       TUPLEKV_RETURN_IF_ERROR(subspace_prefix(kDocsModule, to, &to_prefix));
       TUPLEKV_RETURN_IF_ERROR(move_prefix(store(), prefix, to_prefix));
@@ -898,6 +902,17 @@ int docs_rollback_to(sqlite3_vtab* vtab, int n) noexcept {
   });
 }
 
+int docs_open(sqlite3_vtab* vtab, sqlite3_vtab_cursor** out) noexcept {
+  const int rc = open_cursor<DocsCursor>(vtab, out);
+  if (rc == SQLITE_OK) ++static_cast<DocsTable*>(vtab)->open_cursors;
+  return rc;
+}
+
+int docs_close(sqlite3_vtab_cursor* cur) noexcept {
+  --static_cast<DocsTable*>(cur->pVtab)->open_cursors;
+  return close_cursor<DocsCursor>(cur);
+}
+
 int docs_rename(sqlite3_vtab* vtab, const char* to) noexcept {
   return guard_vtab(vtab, [&] {
     const Status s = static_cast<DocsTable*>(vtab)->rename(to);
@@ -917,8 +932,8 @@ const sqlite3_module kDocsModuleDef = {
     /* xBestIndex    */ docs_best_index,
     /* xDisconnect   */ docs_disconnect,
     /* xDestroy      */ docs_destroy,
-    /* xOpen         */ open_cursor<DocsCursor>,
-    /* xClose        */ close_cursor<DocsCursor>,
+    /* xOpen         */ docs_open,
+    /* xClose        */ docs_close,
     /* xFilter       */ docs_filter,
     /* xNext         */ docs_next,
     /* xEof          */ docs_eof,

@@ -486,11 +486,13 @@ Status PairTable::destroy() {
 Status PairTable::rename(const std::string& to) {
   // Moving keys runs statements; the ALTER must leave changes() as it was.
   const int64_t changes = sqlite3_changes64(db);
+  const bool moves_keys = !options.subspace_given && !options.memory;
+  if (moves_keys) TUPLEKV_RETURN_IF_ERROR(refuse_key_move_while_reading(module, name, spare_cursors.open()));
   TUPLEKV_RETURN_IF_ERROR(
       rename_table_storage(registry.get(), db, sqlite_store, schema, name, to, options.memory));
   name = to;
   // As tuplekv_kv: without subspace= the keys live under the table name.
-  if (!options.subspace_given && !options.memory) {
+  if (moves_keys) {
     Result<Subspace> sub = Subspace::make({TupleValue::string(to)});
     if (!sub.ok()) return Status::InvalidArgument(module + ": table name is not valid UTF-8");
     const Bytes to_prefix = sub->key();

@@ -138,6 +138,8 @@ Status KvTable::destroy() {
 Status KvTable::rename(const std::string& to) {
   // Moving keys runs statements; the ALTER must leave changes() as it was.
   const int64_t changes = sqlite3_changes64(db);
+  const bool moves_keys = !options.subspace_given && !options.memory;
+  if (moves_keys) TUPLEKV_RETURN_IF_ERROR(refuse_key_move_while_reading("tuplekv_kv", name, spare_cursors.open()));
   TUPLEKV_RETURN_IF_ERROR(
       rename_table_storage(registry.get(), db, sqlite_store, schema, name, to, options.memory));
   name = to;
@@ -148,7 +150,7 @@ Status KvTable::rename(const std::string& to) {
   // pinned instead.) A memory store is private to its table and the
   // registry remembers its prefix, so its keys stay where they are; moving
   // them could not be undone if the ALTER is rolled back.
-  if (!options.subspace_given && !options.memory) {
+  if (moves_keys) {
     Result<Subspace> sub = Subspace::make({TupleValue::string(to)});
     if (!sub.ok()) return Status::InvalidArgument("tuplekv_kv: table name is not valid UTF-8");
     TUPLEKV_RETURN_IF_ERROR(move_keys(sub->key()));

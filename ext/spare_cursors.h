@@ -1,6 +1,8 @@
-// The few closed cursors a virtual table keeps for its next xOpen. A
-// prepared statement opens and closes its cursor on every run, and a
-// warmed-up cursor's buffers make the next run allocation-free.
+// The cursors a virtual table hands SQLite: it keeps a few closed ones for
+// its next xOpen, and counts those SQLite holds open. A prepared statement
+// opens and closes its cursor on every run, and a warmed-up cursor's
+// buffers make the next run allocation-free. A statement stepped but not
+// yet reset holds its cursor open (a rename that moves keys checks that).
 //
 //   SpareCursors<KvCursor> spares;                  // a member of the table
 //   KvCursor* c = spares.take();                    // xOpen
@@ -29,9 +31,14 @@ class SpareCursors {
 
   // A kept cursor, else a new one.
   Cursor* take() {
-    if (spares_.empty()) return new Cursor();
-    Cursor* c = spares_.back();
-    spares_.pop_back();
+    Cursor* c = nullptr;
+    if (spares_.empty()) {
+      c = new Cursor();
+    } else {
+      c = spares_.back();
+      spares_.pop_back();
+    }
+    ++open_;
     return c;
   }
 
@@ -39,13 +46,18 @@ class SpareCursors {
   // cursor whatever xClose returns, so when keeping it cannot allocate,
   // `c` is deleted as the bad_alloc leaves.
   void give_back(std::unique_ptr<Cursor> c) {
+    --open_;
     if (spares_.size() >= kMax) return;
     spares_.reserve(kMax);  // push_back below cannot throw
     spares_.push_back(c.release());
   }
 
+  // Cursors taken and not yet given back: those SQLite holds open.
+  size_t open() const { return open_; }
+
  private:
   std::vector<Cursor*> spares_;
+  size_t open_ = 0;
 };
 
 }  // namespace tuplekv::ext

@@ -27,4 +27,12 @@ Status rename_table_storage(ConnectionRegistry* registry, sqlite3* db, SqliteSto
   return Status::OK();
 }
 
+Status refuse_key_move_while_reading(std::string_view module, const std::string& name,
+                                     size_t open_cursors) {
+  if (open_cursors == 0) return Status::OK();
+  return Status::Native(StatusCode::kBusy, SQLITE_LOCKED,
+                        std::string(module) + ": cannot rename " + name +
+                            " while a statement is reading it: reset or finalize that statement first");
+}
+
 }  // namespace tuplekv::ext

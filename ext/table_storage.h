@@ -5,7 +5,9 @@
 #ifndef TUPLEKV_EXT_TABLE_STORAGE_H_
 #define TUPLEKV_EXT_TABLE_STORAGE_H_
 
+#include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "core/status.h"
 #include "ext/memory_registry.h"
@@ -25,6 +27,14 @@ Status drop_table_storage(ConnectionRegistry* registry, sqlite3* db, const std::
 Status rename_table_storage(ConnectionRegistry* registry, sqlite3* db, SqliteStore* sqlite_store,
                             const std::string& schema, const std::string& name,
                             const std::string& to, bool memory);
+
+// A rename that moves a table's keys (one without subspace=, whose keys
+// live under its name) cannot take a scan in progress along: the scan would
+// go on under the old prefix and end early or read keys half-moved. So it is
+// refused, as SQLite's own DROP TABLE is, while SQLite holds a cursor of the
+// table open (a statement stepped but not reset or finalized).
+Status refuse_key_move_while_reading(std::string_view module, const std::string& name,
+                                     size_t open_cursors);
 
 }  // namespace tuplekv::ext
 

@@ -42,6 +42,31 @@ Db::~Db() {
   }
 }
 
+DuringScan during_scan(Db* db, const std::string& scan, const std::string& sql) {
+  DuringScan out;
+  sqlite3_stmt* stmt = nullptr;
+  if (sqlite3_prepare_v2(db->handle(), scan.c_str(), -1, &stmt, nullptr) != SQLITE_OK) {
+    ADD_FAILURE() << "cannot prepare " << scan << ": " << sqlite3_errmsg(db->handle());
+    return out;
+  }
+  auto read_row = [&] {
+    Row r;
+    for (int c = 0; c < sqlite3_column_count(stmt); ++c) r.push_back(render_column(stmt, c));
+    out.rows.push_back(std::move(r));
+  };
+  int rc = sqlite3_step(stmt);
+  if (rc == SQLITE_ROW) read_row();
+  char* message = nullptr;
+  out.rc = sqlite3_exec(db->handle(), sql.c_str(), nullptr, nullptr, &message);
+  if (message != nullptr) out.error = message;
+  sqlite3_free(message);
+  if (out.rc != SQLITE_OK) out.rc = sqlite3_extended_errcode(db->handle());
+  while (rc == SQLITE_ROW && (rc = sqlite3_step(stmt)) == SQLITE_ROW) read_row();
+  if (rc != SQLITE_DONE) ADD_FAILURE() << scan << " failed: " << sqlite3_errmsg(db->handle());
+  sqlite3_finalize(stmt);
+  return out;
+}
+
 std::string render_column(sqlite3_stmt* stmt, int i) {
   switch (sqlite3_column_type(stmt, i)) {
     case SQLITE_NULL:

@@ -63,6 +63,18 @@ class Db {
   sqlite3* db_ = nullptr;
 };
 
+// What running a statement in the middle of a scan did: `sql`'s result code
+// and message (SQLITE_OK, ""), and every row of the scan, those before
+// `sql` ran and those after.
+struct DuringScan {
+  int rc = SQLITE_OK;
+  std::string error;
+  Rows rows;
+};
+// Steps `scan` once, runs `sql` on the same connection while the scan is
+// still open, then reads the scan to its end.
+DuringScan during_scan(Db* db, const std::string& scan, const std::string& sql);
+
 // Renders the current row's column i as described above.
 std::string render_column(sqlite3_stmt* stmt, int i);
 

@@ -586,6 +586,18 @@ TEST(DocsCacheTest, ShadowTableIsReadOnlyUnderDefensive) {
   EXPECT_EQ(db.rows("SELECT hex(id), doc FROM d_json"), (Rows{{"1501", "[1,5]"}, {"1502", "{}"}}));
 }
 
+TEST(DocsCacheTest, ARenameThatMovesKeysWaitsForScansInProgress) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs; INSERT INTO d(id, doc) VALUES (1, '[1]'), (2, '[2]')"));
+  const DuringScan r = during_scan(&db, "SELECT doc FROM d", "ALTER TABLE d RENAME TO d2");
+  EXPECT_EQ(r.rc, SQLITE_LOCKED);
+  EXPECT_EQ(r.error, "tuplekv_docs: cannot rename d while a statement is reading it: "
+                     "reset or finalize that statement first");
+  EXPECT_EQ(r.rows, (Rows{{"[1]"}, {"[2]"}}));
+  ASSERT_TRUE(db.exec("ALTER TABLE d RENAME TO d2"));
+  EXPECT_EQ(db.rows("SELECT doc FROM d2"), (Rows{{"[1]"}, {"[2]"}}));
+}
+
 TEST(DocsCacheTest, RenameAndDropMoveTheCache) {
   Db db;
   ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs; INSERT INTO d(id, doc) VALUES (1, '[1]')"));

@@ -722,6 +722,23 @@ TEST_P(KvTest, RenameKeepsData) {
   EXPECT_EQ(snapshot(db, "v"), (Rows{{"01", "AA"}, {"03", "CC"}}));
 }
 
+// Keys that follow the name cannot move under a scan in progress; a memory
+// table's stay where they are, so its rename goes ahead.
+TEST_P(KvTest, ARenameThatMovesKeysWaitsForScansInProgress) {
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa'), (x'02', x'bb'), (x'03', x'cc')"));
+  const DuringScan r = during_scan(&db, "SELECT hex(key) FROM t", "ALTER TABLE t RENAME TO u");
+  EXPECT_EQ(r.rows, (Rows{{"01"}, {"02"}, {"03"}}));
+  if (memory()) {
+    EXPECT_EQ(r.rc, SQLITE_OK) << r.error;
+    return;
+  }
+  EXPECT_EQ(r.rc, SQLITE_LOCKED);
+  EXPECT_EQ(r.error, "tuplekv_kv: cannot rename t while a statement is reading it: "
+                     "reset or finalize that statement first");
+  ASSERT_TRUE(db.exec("ALTER TABLE t RENAME TO u"));
+  EXPECT_EQ(snapshot(db, "u"), (Rows{{"01", "AA"}, {"02", "BB"}, {"03", "CC"}}));
+}
+
 TEST_P(KvTest, DropRemovesDataAndRollbackRestoresIt) {
   ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa')"));
   ASSERT_TRUE(db.exec("BEGIN; DROP TABLE t; ROLLBACK"));

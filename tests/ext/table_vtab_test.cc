@@ -1660,6 +1660,36 @@ TEST(TableVtabFailureTest, AFullDiskAtASavepointLeavesTheNextTransactionAlone) {
   EXPECT_EQ(db.value("SELECT tuplekv_check('t')"), "ok");
 }
 
+// A rename that moves keys cannot carry a scan in progress along, so it is
+// refused until that statement is reset; one that moves none (subspace=)
+// goes ahead, and the scan reads on as natively.
+TEST(TableVtabSchemaTest, ARenameThatMovesKeysWaitsForScansInProgress) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE t USING tuplekv_table(a INTEGER PRIMARY KEY, b TEXT, INDEX t_b(b));"
+                      "CREATE VIRTUAL TABLE f USING tuplekv_table(a INTEGER PRIMARY KEY, b TEXT, subspace=f);"
+                      "INSERT INTO t VALUES (1, 'a'), (2, 'b'), (3, 'c');"
+                      "INSERT INTO f SELECT * FROM t"));
+  const Rows all{{"1a"}, {"2b"}, {"3c"}};
+  for (const char* scan : {"SELECT a || b FROM t", "SELECT a || b FROM t WHERE b >= 'a'",
+                           "SELECT a || b FROM t ORDER BY a DESC"}) {
+    SCOPED_TRACE(scan);
+    const DuringScan r = during_scan(&db, scan, "ALTER TABLE t RENAME TO t2");
+    EXPECT_EQ(r.rc, SQLITE_LOCKED);
+    EXPECT_EQ(r.error,
+              "tuplekv_table: cannot rename t while a statement is reading it: "
+              "reset or finalize that statement first");
+    Rows sorted = r.rows;
+    std::sort(sorted.begin(), sorted.end());
+    EXPECT_EQ(sorted, all);
+  }
+  EXPECT_EQ(db.value("SELECT tuplekv_check('t')"), "ok");
+  ASSERT_TRUE(db.exec("ALTER TABLE t RENAME TO t2"));
+  EXPECT_EQ(db.rows("SELECT a FROM t2 WHERE b = 'b'"), (Rows{{"2"}}));
+  const DuringScan r = during_scan(&db, "SELECT a || b FROM f", "ALTER TABLE f RENAME TO f2");
+  EXPECT_EQ(r.rc, SQLITE_OK) << r.error;
+  EXPECT_EQ(r.rows, all);
+}
+
 TEST(TableVtabSchemaTest, RenameDropAndCheck) {
   Db db;
   ASSERT_TRUE(db.exec(users("")));
