@@ -52,12 +52,12 @@ Status parse_docs_options(const std::string& table, int argc, const char* const*
 }
 
 Status open_store(sqlite3* db, ConnectionRegistry* registry, const std::string& schema,
-                  const std::string& name, bool memory, bool create, Bytes* prefix,
-                  OpenedStore* out) {
+                  const std::string& name, const std::string& declaration, bool memory, bool create,
+                  Bytes* prefix, OpenedStore* out) {
   registry->sweep();
   if (memory) {
-    ConnectionRegistry::MemoryTable m = create ? registry->create_memory(schema, name, *prefix)
-                                               : registry->connect_memory(schema, name, *prefix);
+    ConnectionRegistry::MemoryTable m = create ? registry->create_memory(schema, name, *prefix, declaration)
+                                               : registry->connect_memory(schema, name, *prefix, declaration);
     out->store = std::move(m.store);
     *prefix = std::move(m.prefix);
     return Status::OK();

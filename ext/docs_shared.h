@@ -48,9 +48,11 @@ struct OpenedStore {
 
 // Opens (with `create`: first creates) the leaves' store of table `name`.
 // *prefix may change (a memory store keeps the prefix it was made with).
+// `declaration`: ConnectionRegistry::declaration_of() the docs table's
+// arguments, empty where they are unknown.
 Status open_store(sqlite3* db, ConnectionRegistry* registry, const std::string& schema,
-                  const std::string& name, bool memory, bool create, Bytes* prefix,
-                  OpenedStore* out);
+                  const std::string& name, const std::string& declaration, bool memory, bool create,
+                  Bytes* prefix, OpenedStore* out);
 
 // pack((subspace,)); messages start with `module`.
 Status subspace_prefix(const std::string& module, const std::string& subspace, Bytes* out);

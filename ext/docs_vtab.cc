@@ -182,8 +182,9 @@ struct DocsTable : sqlite3_vtab {
     }
     sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
     sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-    TUPLEKV_RETURN_IF_ERROR(open_store(db, registry.get(), schema, name, options.keyspace.memory,
-                                       create, &prefix, &opened));
+    TUPLEKV_RETURN_IF_ERROR(open_store(db, registry.get(), schema, name,
+                                       ConnectionRegistry::declaration_of(argc, argv),
+                                       options.keyspace.memory, create, &prefix, &opened));
     if (create) registry->drop_stats(schema, name);
     stats = registry->stats(schema, name);
     docs = std::make_unique<Docs>(store(), prefix, options.mode);

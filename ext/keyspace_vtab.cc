@@ -435,8 +435,9 @@ Status PairTable::open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& re
 
   registry->sweep();
   if (options.memory) {
-    ConnectionRegistry::MemoryTable m = create ? registry->create_memory(schema, name, prefix)
-                                               : registry->connect_memory(schema, name, prefix);
+    const std::string declaration = ConnectionRegistry::declaration_of(argc, argv);
+    ConnectionRegistry::MemoryTable m = create ? registry->create_memory(schema, name, prefix, declaration)
+                                               : registry->connect_memory(schema, name, prefix, declaration);
     store = std::move(m.store);
     if (m.prefix != prefix) {
       prefix = std::move(m.prefix);

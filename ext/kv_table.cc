@@ -94,8 +94,9 @@ Status KvTable::open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& reg,
 
   registry->sweep();
   if (options.memory) {
-    ConnectionRegistry::MemoryTable m = create ? registry->create_memory(schema, name, prefix)
-                                               : registry->connect_memory(schema, name, prefix);
+    const std::string declaration = ConnectionRegistry::declaration_of(argc, argv);
+    ConnectionRegistry::MemoryTable m = create ? registry->create_memory(schema, name, prefix, declaration)
+                                               : registry->connect_memory(schema, name, prefix, declaration);
     store = std::move(m.store);
     prefix = std::move(m.prefix);
   } else {

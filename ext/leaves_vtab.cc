@@ -178,7 +178,7 @@ struct LeavesTable : sqlite3_vtab {
       return Status::Native(StatusCode::kInternal, rc, module + ": cannot declare the table");
     }
     sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-    TUPLEKV_RETURN_IF_ERROR(open_store(db, registry.get(), schema, docs_name,
+    TUPLEKV_RETURN_IF_ERROR(open_store(db, registry.get(), schema, docs_name, "",
                                        options.keyspace.memory, false, &prefix, &opened));
     docs = std::make_unique<Docs>(opened.store.get(), prefix, options.mode);
     return Status::OK();

@@ -107,21 +107,38 @@ std::string ConnectionRegistry::key(std::string_view schema, std::string_view na
   return k;
 }
 
+std::string ConnectionRegistry::declaration_of(int argc, const char* const* argv) {
+  // The module name, then each argument; a rename changes neither.
+  std::string d = argc > 0 ? argv[0] : "";
+  for (int i = 3; i < argc; ++i) {
+    d.push_back('\0');
+    d += argv[i];
+  }
+  return d;
+}
+
 ConnectionRegistry::MemoryTable ConnectionRegistry::create_memory(const std::string& schema,
                                                                   const std::string& name,
-                                                                  const std::string& prefix) {
+                                                                  const std::string& prefix,
+                                                                  const std::string& declaration) {
   MemoryEntry& e = memory_[key(schema, name)];
   if (e.uncertain) --uncertain_;
-  e = MemoryEntry{schema, name, MemoryTable{std::make_shared<MemoryStore>(), prefix}, false};
+  e = MemoryEntry{schema, name, MemoryTable{std::make_shared<MemoryStore>(), prefix}, false, declaration};
   return e.table;
 }
 
 ConnectionRegistry::MemoryTable ConnectionRegistry::connect_memory(const std::string& schema,
                                                                    const std::string& name,
-                                                                   const std::string& prefix) {
+                                                                   const std::string& prefix,
+                                                                   const std::string& declaration) {
   MemoryEntry& e = memory_[key(schema, name)];
-  if (e.table.store == nullptr) {
-    e = MemoryEntry{schema, name, MemoryTable{std::make_shared<MemoryStore>(), prefix}, false};
+  const bool other_table =
+      !declaration.empty() && !e.declaration.empty() && e.declaration != declaration;
+  if (e.table.store == nullptr || other_table) {
+    if (e.uncertain) --uncertain_;
+    e = MemoryEntry{schema, name, MemoryTable{std::make_shared<MemoryStore>(), prefix}, false, declaration};
+  } else if (e.declaration.empty()) {
+    e.declaration = declaration;
   }
   return e.table;
 }
@@ -138,13 +155,14 @@ void ConnectionRegistry::rename_memory(const std::string& schema, const std::str
   auto it = memory_.find(key(schema, from));
   if (it == memory_.end()) return;
   MemoryTable table = it->second.table;
+  std::string declaration = it->second.declaration;
   if (!it->second.uncertain) {
     it->second.uncertain = true;
     ++uncertain_;
   }
   MemoryEntry& e = memory_[key(schema, to)];
   if (!e.uncertain) ++uncertain_;
-  e = MemoryEntry{schema, to, std::move(table), true};
+  e = MemoryEntry{schema, to, std::move(table), true, std::move(declaration)};
 }
 
 bool ConnectionRegistry::table_exists(const std::string& schema, const std::string& name,

@@ -64,13 +64,19 @@ class ConnectionRegistry {
     std::shared_ptr<MemoryStore> store;
     std::string prefix;
   };
+  // `declaration` names the table's definition, declaration_of() its
+  // module arguments, so that a store kept under a name is not handed to a
+  // different table another connection has since created under it. Empty:
+  // unknown (tuplekv_leaves opening its docs table's store).
+  static std::string declaration_of(int argc, const char* const* argv);
   // xCreate: a new, empty store (replacing whatever the name held).
   MemoryTable create_memory(const std::string& schema, const std::string& name,
-                            const std::string& prefix);
+                            const std::string& prefix, const std::string& declaration);
   // xConnect: the table's store, or a new empty one under `prefix` if this
-  // connection has none.
+  // connection has none, or has one for another declaration (the table it
+  // belonged to was dropped by another connection).
   MemoryTable connect_memory(const std::string& schema, const std::string& name,
-                             const std::string& prefix);
+                             const std::string& prefix, const std::string& declaration);
   // xDestroy / xRename (see the file comment).
   void drop_memory(const std::string& schema, const std::string& name);
   void rename_memory(const std::string& schema, const std::string& from, const std::string& to);
@@ -95,6 +101,7 @@ class ConnectionRegistry {
     std::string name;
     MemoryTable table;
     bool uncertain = false;
+    std::string declaration;
   };
   static std::string key(std::string_view schema, std::string_view name);
   bool table_exists(const std::string& schema, const std::string& name, bool* exists) const;

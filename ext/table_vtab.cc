@@ -243,8 +243,10 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
 
   registry->sweep();
   if (options.memory) {
-    ConnectionRegistry::MemoryTable m = create ? registry->create_memory(schema, name, layout.row_prefix())
-                                               : registry->connect_memory(schema, name, layout.row_prefix());
+    const std::string declaration = ConnectionRegistry::declaration_of(argc, argv);
+    ConnectionRegistry::MemoryTable m =
+        create ? registry->create_memory(schema, name, layout.row_prefix(), declaration)
+               : registry->connect_memory(schema, name, layout.row_prefix(), declaration);
     store = std::move(m.store);
     if (m.prefix != layout.row_prefix()) {
       // A renamed memory table keeps the prefix it was created with.

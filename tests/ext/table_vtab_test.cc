@@ -6,6 +6,7 @@
 #include <gmock/gmock.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <random>
 #include <string>
 #include <vector>
@@ -1688,6 +1689,31 @@ TEST(TableVtabSchemaTest, ARenameThatMovesKeysWaitsForScansInProgress) {
   const DuringScan r = during_scan(&db, "SELECT a || b FROM f", "ALTER TABLE f RENAME TO f2");
   EXPECT_EQ(r.rc, SQLITE_OK) << r.error;
   EXPECT_EQ(r.rows, all);
+}
+
+// A memory table's rows belong to one connection. When another connection
+// drops the table and creates a different one under its name, this
+// connection's rows of the old table must not turn up in the new one.
+TEST(TableVtabSchemaTest, AMemoryTableRecreatedByAnotherConnectionStartsEmpty) {
+  const std::string path = ::testing::TempDir() + "table_memory_recreated.db";
+  std::remove(path.c_str());
+  {
+    Db a(path);
+    Db b(path);
+    ASSERT_TRUE(a.exec("CREATE VIRTUAL TABLE t USING tuplekv_table(a INTEGER PRIMARY KEY, b TEXT, store=memory);"
+                       "INSERT INTO t VALUES (1, 'a'), (2, 'b')"));
+    ASSERT_TRUE(b.exec("DROP TABLE t;"
+                       "CREATE VIRTUAL TABLE t USING tuplekv_table(x TEXT PRIMARY KEY, y INTEGER NOT NULL, "
+                       "store=memory)"));
+    EXPECT_EQ(a.rows("SELECT * FROM t"), Rows{});
+    EXPECT_EQ(a.value("SELECT tuplekv_check('t')"), "ok");
+    ASSERT_TRUE(a.exec("INSERT INTO t VALUES ('k', 5)"));
+    EXPECT_EQ(a.rows("SELECT * FROM t"), (Rows{{"k", "5"}}));
+    // A change of schema that leaves the table alone keeps its rows.
+    ASSERT_TRUE(b.exec("CREATE TABLE bump(x)"));
+    EXPECT_EQ(a.rows("SELECT * FROM t"), (Rows{{"k", "5"}}));
+  }
+  std::remove(path.c_str());
 }
 
 TEST(TableVtabSchemaTest, RenameDropAndCheck) {
