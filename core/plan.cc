@@ -142,9 +142,14 @@ Plan plan_direct(const PlanRequest& req) {
 
   auto on_key = [&](const PlanConstraint& c) { return c.column >= 0 && c.column < n; };
 
-  // IS NULL on a position that is never NULL: nothing can match.
-  for (const PlanConstraint& c : req.constraints) {
+  // IS NULL on a position that is never NULL: nothing can match. The plan
+  // still takes the term: only a scan that takes it waits for the tables
+  // it depends on (from a LEFT JOIN's ON, one to the right of this one),
+  // and one that does not could run first and lose its rows.
+  for (size_t i = 0; i < req.constraints.size(); ++i) {
+    const PlanConstraint& c = req.constraints[i];
     if (c.usable && c.op == PlanOp::kIsNull && on_key(c) && !req.columns[c.column].nullable) {
+      plan.terms.push_back(PlanTerm{PlanOp::kIsNull, c.column, static_cast<int>(i), true});
       plan.empty = true;
       plan.unique = true;
       plan.order_consumed = true;
