@@ -135,6 +135,7 @@ constexpr int kIdxCandidateMask = 0xff;
 constexpr int kIdxCovering = 0x100;
 constexpr int kIdxAmbiguous = 0x200;
 constexpr int kIdxKeyOrder = 0x400;
+constexpr int kIdxWaits = 0x800;  // xFilter arguments after the plan's: Evaluated::waits_on
 constexpr int kIdxLabelShift = 16;
 // Sorting n rows costs about this times n log2 n rows of scanning.
 constexpr double kSortCost = 1;
@@ -446,6 +447,11 @@ struct Evaluated {
   bool delivers_order = false;  // the statement has an ORDER BY, and the rows come in it
   bool native_search = false;   // an index search, priced by native_search_cost()
   bool filtered = false;        // a filtered pass, priced by native_filter_cost()
+  // aConstraint entries the plan does not use but takes all the same, so
+  // that SQLite runs the scan inside the loops their values come from
+  // (ORDER BY terms they pin). Their xFilter arguments follow the plan's,
+  // and the scan ignores them (kIdxWaits).
+  std::vector<int> waits_on;
 };
 
 // Constraint i is `=` or IS with one value: not an IN list, which reaches
@@ -755,7 +761,15 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   // they neither favour a candidate nor need a sort. Not = on TEXT or ANY
   // with a value SQLite cannot show (a join's column): its affinity may
   // make unequal values match ('1' and '1.0' equal 1). Nor an IN list.
+  // A pin by a value SQLite cannot show (a joined table's column, or a
+  // parameter) holds only where the value is fixed while the scan runs:
+  // where the scan takes the term, SQLite runs it inside the loops the
+  // value comes from and checks their order itself, as it does for its
+  // own table. A scan that leaves such a term to SQLite still takes it
+  // (Evaluated::waits_on), only to wait for those loops; else it could run
+  // outermost, and SQLite would take its order for the whole join's.
   // The others, in order: their aOrderBy entries.
+  std::vector<int> join_pins;  // aConstraint entries
   std::vector<int> order_source;
   for (int k = 0; k < info->nOrderBy; ++k) {
     const int col = info->aOrderBy[k].iColumn;
@@ -773,6 +787,9 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
         const bool affinity_free = type != model::ColumnType::kText && type != model::ColumnType::kAny;
         pinned = (affinity_free || rhs_affinity_free(info, i, type)) &&
                  iequal(coll == nullptr ? "BINARY" : coll, own.c_str());
+        sqlite3_value* rhs = nullptr;
+        const bool shown = sqlite3_vtab_rhs_value(info, i, &rhs) == SQLITE_OK && rhs != nullptr;
+        if (pinned && !shown) join_pins.push_back(i);
       }
     }
     if (pinned) continue;
@@ -904,6 +921,14 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     }
     const bool named = col != -2 && !e.plan.skip && col == info->aOrderBy[order_source[0]].iColumn;
     e.plan.reverse = named ? (c.stored_descending != col_desc) != req.order_by[0].desc : c.stored_descending;
+  }
+  for (const int i : join_pins) {
+    const bool taken = std::any_of(e.plan.terms.begin(), e.plan.terms.end(), [&](const PlanTerm& term) {
+      return term.constraint >= 0 && e.source[static_cast<size_t>(term.constraint)] == i;
+    });
+    if (!taken && std::find(e.waits_on.begin(), e.waits_on.end(), i) == e.waits_on.end()) {
+      e.waits_on.push_back(i);
+    }
   }
   e.choice_cost = e.cost + (in_order ? 0 : sort_cost(e.plan.rows));
   e.delivers_order = in_order && !req.order_by.empty();
@@ -1054,6 +1079,11 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
     info->aConstraintUsage[i].omit = chosen.plan.terms[k].omit ? 1 : 0;
     if (chosen.plan.terms[k].op == PlanOp::kIn) sqlite3_vtab_in(info, i, 1);
   }
+  for (size_t k = 0; k < chosen.waits_on.size(); ++k) {
+    const int i = chosen.waits_on[k];
+    info->aConstraintUsage[i].argvIndex = static_cast<int>(chosen.plan.terms.size() + k) + 1;
+    info->aConstraintUsage[i].omit = 0;
+  }
   info->orderByConsumed = chosen.plan.order_consumed ? 1 : 0;
   if (chosen.plan.unique) info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
   info->estimatedCost = chosen.cost;
@@ -1071,6 +1101,7 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   const std::string text = label + describe(chosen.plan, c.columns);
   info->idxNum = static_cast<int>(best) | (chosen.covering && c.is_index ? kIdxCovering : 0) |
                  (chosen.ambiguous ? kIdxAmbiguous : 0) | (key_order ? kIdxKeyOrder : 0) |
+                 (chosen.waits_on.empty() ? 0 : kIdxWaits) |
                  static_cast<int>(label.size() << kIdxLabelShift);
   info->idxStr = sqlite3_mprintf("%s", text.c_str());
   if (info->idxStr == nullptr) return SQLITE_NOMEM;
@@ -1273,6 +1304,9 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
     for (const PlanTerm& term : plan_->terms) plan_last_column_ = std::max(plan_last_column_, term.column);
   }
   const Candidate& c = t->candidates[cand_];
+  if ((idx_num & kIdxWaits) != 0 && static_cast<size_t>(argc) > plan_->terms.size()) {
+    argc = static_cast<int>(plan_->terms.size());  // values only waited for
+  }
   if (plan_key_terms_.empty() || ambiguous || !whole_key_spec(argc, argv)) {
     builder_.element_prefixes = true;  // every key prefix here ends with an element
     TableValueReader reader(c, ambiguous, plan_last_column_);

@@ -1629,6 +1629,39 @@ TEST(TableVtabPlanTest, FullScansReadWhatSqliteReadsOfItsOwnTable) {
   EXPECT_LT(chose_index, compared * 9 / 10);
 }
 
+// `t.b = n.b` pins t.b only inside the loop over n. A plan that leaves that
+// term to SQLite may run before n, so it must not claim the ORDER BY (or
+// GROUP BY, max(), a window's order) done: SQLite would then sort nothing.
+TEST(TableVtabPlanTest, AnOrderPinnedByAJoinHoldsOnlyWhereTheScanTakesTheJoin) {
+  for (const char* store : {"", ", store=memory"}) {
+    SCOPED_TRACE(store);
+    Db db;
+    ASSERT_TRUE(db.exec(std::string("CREATE VIRTUAL TABLE t USING tuplekv_table(a INTEGER PRIMARY KEY, b INTEGER") +
+                        store + ");"
+                        "CREATE TABLE nt(a INTEGER PRIMARY KEY, b INTEGER) STRICT;"
+                        "CREATE TABLE n(b INTEGER) STRICT;"
+                        "INSERT INTO t VALUES (1, 5), (2, 9), (3, 1), (4, 5); INSERT INTO nt SELECT * FROM t;"
+                        "INSERT INTO n VALUES (5), (9), (1)"));
+    for (const char* sql : {"SELECT @T.b FROM @T JOIN n ON n.b = @T.b ORDER BY @T.b",
+                            "SELECT @T.b FROM @T JOIN n ON n.b IS @T.b ORDER BY @T.b DESC",
+                            "SELECT @T.b FROM @T JOIN n ON n.b = @T.b ORDER BY @T.b LIMIT 1",
+                            "SELECT @T.b, count(*) FROM @T JOIN n ON n.b = @T.b GROUP BY @T.b",
+                            "SELECT max(@T.b) FROM @T JOIN n ON n.b = @T.b",
+                            "SELECT @T.b, rank() OVER (ORDER BY @T.b) FROM @T JOIN n ON n.b = @T.b",
+                            "SELECT x.a, y.a FROM @T AS x JOIN @T AS y ON y.b = x.b ORDER BY y.b, x.a, y.a"}) {
+      SCOPED_TRACE(sql);
+      auto on = [&](const char* table) {
+        std::string q = sql;
+        for (size_t at = q.find("@T"); at != std::string::npos; at = q.find("@T", at)) q.replace(at, 2, table);
+        return q;
+      };
+      const Rows native = db.rows(on("nt"));
+      ASSERT_FALSE(native.empty());
+      EXPECT_EQ(db.rows(on("t")), native);
+    }
+  }
+}
+
 TEST(TableVtabSchemaTest, DeclarationErrorsAndImplicitKeys) {
   Db db;
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE t USING tuplekv_table(a BOOLEAN)"),
