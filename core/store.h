@@ -120,6 +120,12 @@ class OrderedStore {
   // sync() comes before commit() (SQLite's xSync): the last moment a store
   // that holds writes back may still apply them; an error there aborts the
   // commit, and rollback() follows.
+  //
+  // kStatementLevel is above every level SQLite opens: a table marks it
+  // itself, for a statement SQLite gives no savepoint, to undo that
+  // statement's writes should it fail (ext/table_write.cc). It lasts until
+  // released, rolled back to, or discarded by a mark at a lower level.
+  static constexpr int kStatementLevel = 1 << 24;
   virtual Status begin() = 0;
   virtual Status sync() { return Status::OK(); }
   virtual Status commit() = 0;

@@ -96,6 +96,7 @@ void WriteBatch::insert(BytesView key, BytesView value, uint64_t hash) {
   bool added = false;
   Entry* e = find_or_add(key, hash, &added);
   if (added) e->absent_below = true;
+  if (!added) log_for_mark(e);
   e->value = v;
   e->has_value = true;
 }
@@ -104,6 +105,7 @@ void WriteBatch::set(BytesView key, BytesView value) {
   const BytesView v = copy(value);
   bool added = false;
   Entry* e = find_or_add(key, hash_bytes(key), &added);
+  if (!added) log_for_mark(e);
   e->value = v;
   e->has_value = true;
 }
@@ -111,8 +113,47 @@ void WriteBatch::set(BytesView key, BytesView value) {
 void WriteBatch::clear(BytesView key) {
   bool added = false;
   Entry* e = find_or_add(key, hash_bytes(key), &added);
+  if (!added) log_for_mark(e);
   e->value = BytesView();
   e->has_value = false;
+}
+
+void WriteBatch::log_for_mark(const Entry* e) {
+  const auto i = static_cast<size_t>(e - entries_.data());
+  if (!marked_ || i >= mark_entries_) return;
+  // Before the entry changes: should this throw, the write has not happened.
+  mark_log_.emplace_back(static_cast<uint32_t>(i), *e);
+}
+
+void WriteBatch::mark() {
+  mark_log_.clear();
+  mark_entries_ = entries_.size();
+  marked_ = true;
+}
+
+void WriteBatch::forget_mark() {
+  marked_ = false;
+  mark_log_.clear();
+}
+
+void WriteBatch::undo_to_mark() {
+  if (!marked_) return;
+  for (auto it = mark_log_.rbegin(); it != mark_log_.rend(); ++it) entries_[it->first] = it->second;
+  if (entries_.size() > mark_entries_) {
+    if (keep_ordered_) {
+      for (size_t i = mark_entries_; i < entries_.size(); ++i) ordered_.erase(entries_[i].key);
+    }
+    entries_.resize(mark_entries_);
+    // The index held the removed entries too: rebuild it at its size.
+    std::fill(slots_.begin(), slots_.end(), 0);
+    const size_t mask = slots_.size() - 1;
+    for (size_t k = 0; k < entries_.size(); ++k) {
+      size_t i = hash_bytes(entries_[k].key) & mask;
+      while (slots_[i] != 0) i = (i + 1) & mask;
+      slots_[i] = static_cast<uint32_t>(k + 1);
+    }
+  }
+  forget_mark();
 }
 
 size_t WriteBatch::memory() const {
@@ -219,6 +260,7 @@ void WriteBatch::sorted(std::vector<const Entry*>* out) const {
 }
 
 void WriteBatch::reset() {
+  forget_mark();
   const bool keep = memory() <= kKeptBytes;
   keep_ordered_ = false;
   ordered_.clear();

@@ -35,6 +35,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "core/bytes.h"
@@ -100,8 +101,20 @@ class WriteBatch {
   // Forgets every write; memory is kept for reuse, up to a limit.
   void reset();
 
+  // One mark to come back to: undo_to_mark() makes the batch what it was
+  // at mark(), as if the writes since had not happened; forget_mark()
+  // keeps them. While marked, a write of a key the batch held at mark()
+  // first logs that entry (its old bytes stay where they are), so a mark
+  // costs nothing until then. reset() forgets the mark too.
+  void mark();
+  void undo_to_mark();
+  void forget_mark();
+  bool marked() const { return marked_; }
+
  private:
   Entry* find_or_add(BytesView key, uint64_t hash, bool* added);
+  // Logs `e` for undo_to_mark() if it is older than the mark.
+  void log_for_mark(const Entry* e);
   BytesView copy(BytesView b);
   void grow_index();
 
@@ -115,6 +128,9 @@ class WriteBatch {
   std::vector<uint32_t> slots_;
   bool keep_ordered_ = false;
   Ordered ordered_;
+  bool marked_ = false;
+  size_t mark_entries_ = 0;  // entries_.size() at mark()
+  std::vector<std::pair<uint32_t, Entry>> mark_log_;  // entry index, its state before
 };
 
 }  // namespace tuplekv

@@ -411,7 +411,7 @@ struct SqliteStoreState {
   // change.
   Status before_write() {
     if (!apply_failed.ok()) return apply_failed;
-    return batch.memory() >= batch_limit ? apply() : Status::OK();
+    return batch.memory() >= batch_limit && !batch.marked() ? apply() : Status::OK();
   }
   // Whether `key` (whose hash_bytes is `hash`) is in the shadow table, the
   // batch not considered.
@@ -1115,13 +1115,29 @@ Status SqliteStore::rollback() {
   return Status::OK();
 }
 
-Status SqliteStore::savepoint(int) { return impl_->apply(); }
+Status SqliteStore::savepoint(int n) {
+  if (n != kStatementLevel) return impl_->apply();
+  if (!impl_->batched()) return Status::OK();
+  TUPLEKV_RETURN_IF_ERROR(impl_->before_write());
+  impl_->batch.mark();
+  return Status::OK();
+}
 
-Status SqliteStore::rollback_to(int) {
+Status SqliteStore::release(int n) {
+  if (n <= kStatementLevel) impl_->batch.forget_mark();
+  return Status::OK();
+}
+
+Status SqliteStore::rollback_to(int n) {
   ++impl_->changes;
   // Not for a statement inside apply() (none has a journal, so none
   // should): what the batch holds was written before it began.
   if (impl_->applying) return Status::OK();
+  if (n == kStatementLevel) {
+    // The shadow table has not changed since the mark (the limit waited).
+    impl_->batch.undo_to_mark();
+    return Status::OK();
+  }
   impl_->drop_batch();
   return Status::OK();
 }

@@ -36,7 +36,11 @@
 // savepoint, at sync() (xSync, before the commit), when it holds more than
 // batch_limit bytes, and before clear_range() and renamed(). rollback() and
 // rollback_to() drop it: everything in it was written after the newest
-// savepoint, which applied the rest. Consequence for readers of the shadow
+// savepoint, which applied the rest. The one exception is
+// kStatementLevel (core/store.h), a statement's own mark: it applies the
+// batch only when over the limit, then marks the batch, and rolling back
+// to it undoes the batch's writes since (WriteBatch::mark); while it
+// lasts, the limit waits, so that the statement's writes stay undoable. Consequence for readers of the shadow
 // table itself: inside a transaction it may lag behind the virtual table
 // until one of those points (as FTS5's shadow tables lag its pending
 // data).
@@ -314,7 +318,7 @@ class SqliteStore final : public OrderedStore {
   Status commit() override;
   Status rollback() override;
   Status savepoint(int n) override;
-  Status release(int) override { return Status::OK(); }
+  Status release(int n) override;
   Status rollback_to(int n) override;
 
  private:

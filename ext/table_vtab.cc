@@ -1690,6 +1690,7 @@ int table_txn(sqlite3_vtab* vtab) noexcept {
     TableVtab* t = as_table(vtab);
     t->next_rowid.reset();
     t->forget_replaced_rows();
+    t->forget_statement();
     t->just_began = Hook == &OrderedStore::begin;
     t->in_transaction = Hook == &OrderedStore::begin;
     const Status s = (t->store.get()->*Hook)();
@@ -1707,6 +1708,9 @@ int table_savepoint(sqlite3_vtab* vtab, int n) noexcept {
   return guard_vtab(vtab, [&] {
     TableVtab* t = as_table(vtab);
     t->forget_replaced_rows();
+    // Marking a lower level discards the statement's own mark.
+    t->statement_marked = false;
+    t->savepoint_heard = true;
     const int level = n < 0 ? 0 : n;
     Status s;
     for (int k = t->just_began ? 0 : level; s.ok() && k <= level; ++k) s = t->store->savepoint(k);
@@ -1719,6 +1723,7 @@ int table_release(sqlite3_vtab* vtab, int n) noexcept {
   return guard_vtab(vtab, [&] {
     as_table(vtab)->just_began = false;
     as_table(vtab)->forget_replaced_rows();
+    as_table(vtab)->statement_marked = false;
     const Status s = as_table(vtab)->store->release(n < 0 ? 0 : n);
     return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
   });
@@ -1730,6 +1735,7 @@ int table_rollback_to(sqlite3_vtab* vtab, int n) noexcept {
     t->next_rowid.reset();
     t->forget_replaced_rows();
     t->just_began = false;
+    t->statement_marked = false;
     Status s;
     if (n >= 0) {
       s = t->store->rollback_to(n);

@@ -131,6 +131,19 @@ struct TableVtab : sqlite3_vtab {
   // statement that writes the table runs, so outside a transaction no
   // UPDATE can be asking xColumn about unchanged columns.
   bool in_transaction = false;
+  // A statement's own undo mark (table_write.cc, mark_statement()). SQLite
+  // 3.40 opens no statement savepoint for a virtual table's UPDATE … FROM,
+  // so when one fails in a transaction nothing undoes its earlier rows; the
+  // table marks OrderedStore::kStatementLevel at such a statement's first
+  // write and rolls back to it if a write fails the statement.
+  bool savepoint_heard = false;    // xSavepoint since the last write
+  bool statement_covered = false;  // this statement has SQLite's savepoint
+  bool statement_marked = false;   // kStatementLevel is marked
+  int64_t write_total = -1;        // sqlite3_total_changes64() after the last write
+  void forget_statement() {
+    savepoint_heard = statement_covered = statement_marked = false;
+    write_total = -1;
+  }
   TextRead text_read = TextRead::kTerminated;  // for the database's encoding
   SpareCursors<TableCursor> spare_cursors;
 
@@ -147,6 +160,8 @@ struct TableVtab : sqlite3_vtab {
 
   // xUpdate (table_write.cc).
   int update(int argc, sqlite3_value** argv, sqlite3_int64* rowid);
+  Status mark_statement();
+  void undo_statement(int rc);
 
   // Stored row under `key_elements` (after the row prefix) -> *found, and
   // the row's element views into *value_buf / key.

@@ -570,11 +570,59 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
 
 void TableVtab::WriteScratchDeleter::operator()(WriteScratch* w) const { delete w; }
 
+// A new statement shows as a change in sqlite3_total_changes64(), which
+// SQLite moves only when a statement ends: by one per row each earlier
+// statement changed (ours among them). A statement that changed nothing
+// counts as the same one, and had nothing to undo. Inside a transaction
+// only: outside one a failing statement takes its whole transaction back.
+Status TableVtab::mark_statement() {
+  if (sqlite3_get_autocommit(db) != 0) return Status::OK();
+  const int64_t total = sqlite3_total_changes64(db);
+  const bool new_statement = total != write_total || savepoint_heard;
+  if (!new_statement && (statement_marked || statement_covered)) return Status::OK();
+  if (new_statement) {
+    // SQLite's own statement savepoint, when it opened one, undoes it.
+    statement_covered = savepoint_heard;
+    savepoint_heard = false;
+    write_total = total;
+  }
+  if (statement_marked) {
+    statement_marked = false;
+    TUPLEKV_RETURN_IF_ERROR(store->release(OrderedStore::kStatementLevel));
+  }
+  if (statement_covered) return Status::OK();
+  TUPLEKV_RETURN_IF_ERROR(store->savepoint(OrderedStore::kStatementLevel));
+  statement_marked = true;
+  return Status::OK();
+}
+
+// After a write failed with `rc`: SQLite ends the statement and undoes
+// its rows, but for a constraint under OR IGNORE (the row is skipped) or
+// OR FAIL (earlier rows stay); OR ROLLBACK undoes more, after this.
+void TableVtab::undo_statement(int rc) {
+  if (!statement_marked) return;
+  const int on_conflict = sqlite3_vtab_on_conflict(db);
+  if ((rc & 0xff) == SQLITE_CONSTRAINT && (on_conflict == SQLITE_IGNORE || on_conflict == SQLITE_FAIL)) {
+    return;
+  }
+  next_rowid.reset();
+  // Marked again where it was: a failed statement moves no change count,
+  // so the next one looks like more of it and must find the mark there.
+  // (Nothing better to do with a failure here than report the first one.)
+  (void)store->rollback_to(OrderedStore::kStatementLevel);
+  statement_marked = store->savepoint(OrderedStore::kStatementLevel).ok();
+}
+
 int TableVtab::update(int argc, sqlite3_value** argv, sqlite3_int64* rowid) {
   if (!scratch) scratch.reset(new WriteScratch());
   ++row_writes;
+  const Status marked = mark_statement();
+  if (!marked.ok()) return fail(marked);
   Writer writer(this, scratch.get());
-  return writer.run(argc, argv, rowid);
+  const int rc = writer.run(argc, argv, rowid);
+  if (rc != SQLITE_OK) undo_statement(rc);
+  write_total = sqlite3_total_changes64(db);
+  return rc;
 }
 
 }  // namespace tuplekv::ext::table

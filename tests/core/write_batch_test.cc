@@ -173,5 +173,76 @@ TEST(WriteBatchTest, ResetForgetsEverything) {
   EXPECT_LT(b.memory(), big / 4);
 }
 
+// A mark undoes every kind of write after it, in any order and several
+// times over one key, against a std::map model of what each key reads as;
+// ordered() and find() agree with the model afterwards, and writes go on.
+TEST(WriteBatchTest, UndoToMarkRestoresTheBatchAsItWas) {
+  std::mt19937 rng(7);
+  for (int round = 0; round < 50; ++round) {
+    WriteBatch b;
+    using Model = std::map<std::string, std::optional<std::string>>;  // nullopt: cleared
+    Model model;
+    auto write = [&](Model* m) {
+      const std::string key = "k" + std::to_string(rng() % 40);
+      switch (rng() % 3) {
+        case 0:
+          if (b.find(key) == nullptr || !b.find(key)->has_value) {
+            if (b.find(key) == nullptr) {
+              b.insert(key, "i" + std::to_string(round));
+            } else {
+              b.set(key, "s" + std::to_string(round));
+            }
+            (*m)[key] = b.find(key)->value;
+          }
+          break;
+        case 1:
+          b.set(key, std::string(rng() % 3, 'v'));
+          (*m)[key] = b.find(key)->value;
+          break;
+        default:
+          b.clear(key);
+          (*m)[key] = std::nullopt;
+      }
+    };
+    for (int i = 0; i < 30; ++i) write(&model);
+    if (round % 2 == 0) (void)b.ordered();  // kept up to date from here on
+    b.mark();
+    Model after = model;
+    for (int i = 0; i < 60; ++i) write(&after);
+    b.undo_to_mark();
+    EXPECT_FALSE(b.marked());
+    ASSERT_EQ(b.size(), model.size());
+    for (const auto& [key, value] : model) {
+      const WriteBatch::Entry* e = b.find(key);
+      ASSERT_NE(e, nullptr) << key;
+      EXPECT_EQ(e->has_value, value.has_value()) << key;
+      if (value) EXPECT_EQ(e->value, *value) << key;
+    }
+    std::vector<std::string> keys;
+    for (const auto& [key, i] : b.ordered()) keys.emplace_back(key);
+    std::vector<std::string> want;
+    for (const auto& [key, value] : model) want.push_back(key);
+    EXPECT_EQ(keys, want);
+    for (int i = 0; i < 20; ++i) write(&model);
+    for (const auto& [key, value] : model) EXPECT_EQ(b.find(key)->has_value, value.has_value()) << key;
+  }
+}
+
+TEST(WriteBatchTest, ForgetMarkKeepsTheWrites) {
+  WriteBatch b;
+  b.set("a", "1");
+  b.mark();
+  b.set("a", "2");
+  b.insert("b", "3");
+  b.forget_mark();
+  EXPECT_FALSE(b.marked());
+  b.undo_to_mark();  // no mark: nothing to undo
+  EXPECT_EQ(b.find("a")->value, "2");
+  EXPECT_EQ(b.find("b")->value, "3");
+  b.mark();
+  b.reset();
+  EXPECT_FALSE(b.marked());
+}
+
 }  // namespace
 }  // namespace tuplekv

@@ -510,6 +510,33 @@ TEST_P(TableVtabTest, AnIndexUsingMoreTermsIsNotPricedAboveOneUsingFewer) {
   }
 }
 
+// SQLite opens no statement savepoint for a virtual table's UPDATE … FROM,
+// so the table marks the statement itself: failing under ABORT inside a
+// transaction, it undoes its earlier rows as the native table does; OR FAIL
+// keeps them; and the statements around it are left alone.
+TEST_P(TableVtabTest, AFailingUpdateFromUndoesItsEarlierRows) {
+  ASSERT_NO_FATAL_FAILURE(create_with_native("uf", "a INTEGER, b TEXT, c ANY, PRIMARY KEY(a)", ", INDEX uf_b(b)",
+                                             "CREATE INDEX n_b ON n(b); CREATE TABLE j(x TEXT);"
+                                             "INSERT INTO j VALUES ('c');",
+                                             " VALUES (1, 'c', 'p'), (3, 'c', 'q'), (4, 'z', 'r')"));
+  for (const char* table : {"n", "uf"}) {
+    SCOPED_TRACE(table);
+    ASSERT_TRUE(db_.exec(on("BEGIN; INSERT INTO @T VALUES (10, 'y', 0); UPDATE @T SET c = 'r2' WHERE a = 4", table)));
+    EXPECT_EQ(db_.error_code(on("UPDATE @T SET a = a + 1 FROM j WHERE j.x = @T.b", table)),
+              SQLITE_CONSTRAINT_PRIMARYKEY);
+    EXPECT_EQ(db_.error_code(on("UPDATE @T SET a = a + 1, c = 'x' FROM (SELECT 1) WHERE @T.b = 'c'", table)),
+              SQLITE_CONSTRAINT_PRIMARYKEY);
+    ASSERT_TRUE(db_.exec(on("UPDATE @T SET c = 'ok' FROM j WHERE j.x = @T.b AND @T.a = 3", table)));
+    EXPECT_EQ(db_.error_code(on("UPDATE OR FAIL @T SET a = a + 1 FROM j WHERE j.x = @T.b", table)),
+              SQLITE_CONSTRAINT_PRIMARYKEY);
+    ASSERT_TRUE(db_.exec("COMMIT"));
+  }
+  EXPECT_EQ(db_.rows("SELECT * FROM uf ORDER BY a"), db_.rows("SELECT * FROM n ORDER BY a"));
+  EXPECT_EQ(db_.rows("SELECT * FROM uf ORDER BY a"),
+            (Rows{{"2", "c", "p"}, {"3", "c", "ok"}, {"4", "z", "r2"}, {"10", "y", "0"}}));
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('uf')"), "ok");
+}
+
 // An ORDER BY term on a column the WHERE pins to one value (= a literal
 // under its collation, or IS NULL) holds for any index: it does not
 // decide which index is read, as it does not for SQLite.
