@@ -409,9 +409,14 @@ struct SqliteStoreState {
   // Applies the batch if it has reached its limit, so that a write after
   // this one never has to apply (and fail) half-way through the caller's
   // change.
+  // While a statement's mark lasts, the limit waits (up to kMarkedLimits
+  // times over): applying would put the statement's writes where only
+  // SQLite's own statement savepoint, if it opened one, could undo them.
+  static constexpr size_t kMarkedLimits = 4;
   Status before_write() {
     if (!apply_failed.ok()) return apply_failed;
-    return batch.memory() >= batch_limit && !batch.marked() ? apply() : Status::OK();
+    const size_t limit = batch.marked() ? batch_limit * kMarkedLimits : batch_limit;
+    return batch.memory() >= limit ? apply() : Status::OK();
   }
   // Whether `key` (whose hash_bytes is `hash`) is in the shadow table, the
   // batch not considered.

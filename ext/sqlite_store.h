@@ -40,7 +40,8 @@
 // kStatementLevel (core/store.h), a statement's own mark: it applies the
 // batch only when over the limit, then marks the batch, and rolling back
 // to it undoes the batch's writes since (WriteBatch::mark); while it
-// lasts, the limit waits, so that the statement's writes stay undoable. Consequence for readers of the shadow
+// lasts, the limit waits (up to four times over), so that the statement's
+// writes stay undoable. Consequence for readers of the shadow
 // table itself: inside a transaction it may lag behind the virtual table
 // until one of those points (as FTS5's shadow tables lag its pending
 // data).

@@ -1723,7 +1723,7 @@ int table_release(sqlite3_vtab* vtab, int n) noexcept {
   return guard_vtab(vtab, [&] {
     as_table(vtab)->just_began = false;
     as_table(vtab)->forget_replaced_rows();
-    as_table(vtab)->statement_marked = false;
+    as_table(vtab)->forget_statement();
     const Status s = as_table(vtab)->store->release(n < 0 ? 0 : n);
     return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
   });
@@ -1735,7 +1735,7 @@ int table_rollback_to(sqlite3_vtab* vtab, int n) noexcept {
     t->next_rowid.reset();
     t->forget_replaced_rows();
     t->just_began = false;
-    t->statement_marked = false;
+    t->forget_statement();
     Status s;
     if (n >= 0) {
       s = t->store->rollback_to(n);

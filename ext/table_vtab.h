@@ -134,14 +134,14 @@ struct TableVtab : sqlite3_vtab {
   // A statement's own undo mark (table_write.cc, mark_statement()). SQLite
   // 3.40 opens no statement savepoint for a virtual table's UPDATE … FROM,
   // so when one fails in a transaction nothing undoes its earlier rows; the
-  // table marks OrderedStore::kStatementLevel at such a statement's first
+  // table marks OrderedStore::kStatementLevel at each statement's first
   // write and rolls back to it if a write fails the statement.
   bool savepoint_heard = false;    // xSavepoint since the last write
-  bool statement_covered = false;  // this statement has SQLite's savepoint
   bool statement_marked = false;   // kStatementLevel is marked
   int64_t write_total = -1;        // sqlite3_total_changes64() after the last write
+  // A hook ended what the mark was for: the next write starts afresh.
   void forget_statement() {
-    savepoint_heard = statement_covered = statement_marked = false;
+    savepoint_heard = statement_marked = false;
     write_total = -1;
   }
   TextRead text_read = TextRead::kTerminated;  // for the database's encoding

@@ -572,25 +572,22 @@ void TableVtab::WriteScratchDeleter::operator()(WriteScratch* w) const { delete 
 
 // A new statement shows as a change in sqlite3_total_changes64(), which
 // SQLite moves only when a statement ends: by one per row each earlier
-// statement changed (ours among them). A statement that changed nothing
-// counts as the same one, and had nothing to undo. Inside a transaction
-// only: outside one a failing statement takes its whole transaction back.
+// statement changed (ours among them); or as a savepoint hook since the
+// last write. A statement that changed nothing may count as the same one:
+// it had nothing to undo. Statements SQLite gives a savepoint are marked
+// too, as the table cannot tell them apart (one opened by SAVEPOINT looks
+// the same); undoing first does no harm there. Inside a transaction only:
+// outside one a failing statement takes its whole transaction back.
 Status TableVtab::mark_statement() {
   if (sqlite3_get_autocommit(db) != 0) return Status::OK();
   const int64_t total = sqlite3_total_changes64(db);
-  const bool new_statement = total != write_total || savepoint_heard;
-  if (!new_statement && (statement_marked || statement_covered)) return Status::OK();
-  if (new_statement) {
-    // SQLite's own statement savepoint, when it opened one, undoes it.
-    statement_covered = savepoint_heard;
-    savepoint_heard = false;
-    write_total = total;
-  }
+  if (total == write_total && !savepoint_heard && statement_marked) return Status::OK();
+  savepoint_heard = false;
+  write_total = total;
   if (statement_marked) {
     statement_marked = false;
     TUPLEKV_RETURN_IF_ERROR(store->release(OrderedStore::kStatementLevel));
   }
-  if (statement_covered) return Status::OK();
   TUPLEKV_RETURN_IF_ERROR(store->savepoint(OrderedStore::kStatementLevel));
   statement_marked = true;
   return Status::OK();

@@ -527,6 +527,13 @@ TEST_P(TableVtabTest, AFailingUpdateFromUndoesItsEarlierRows) {
     EXPECT_EQ(db_.error_code(on("UPDATE @T SET a = a + 1, c = 'x' FROM (SELECT 1) WHERE @T.b = 'c'", table)),
               SQLITE_CONSTRAINT_PRIMARYKEY);
     ASSERT_TRUE(db_.exec(on("UPDATE @T SET c = 'ok' FROM j WHERE j.x = @T.b AND @T.a = 3", table)));
+    // After a failing statement SQLite undid itself, and inside a SAVEPOINT.
+    EXPECT_EQ(db_.error_code(on("INSERT INTO @T VALUES (20, 'w', 1), (4, 'w', 2)", table)),
+              SQLITE_CONSTRAINT_PRIMARYKEY);
+    ASSERT_TRUE(db_.exec("SAVEPOINT s"));
+    EXPECT_EQ(db_.error_code(on("UPDATE @T SET a = a + 1, c = 'y' FROM j WHERE j.x = @T.b", table)),
+              SQLITE_CONSTRAINT_PRIMARYKEY);
+    ASSERT_TRUE(db_.exec("RELEASE s"));
     EXPECT_EQ(db_.error_code(on("UPDATE OR FAIL @T SET a = a + 1 FROM j WHERE j.x = @T.b", table)),
               SQLITE_CONSTRAINT_PRIMARYKEY);
     ASSERT_TRUE(db_.exec("COMMIT"));
