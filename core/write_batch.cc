@@ -62,9 +62,12 @@ WriteBatch::Entry* WriteBatch::find_or_add(BytesView key, uint64_t hash, bool* a
 }
 
 void WriteBatch::grow_index() {
-  const size_t n = slots_.empty() ? 1024 : slots_.size() * 2;
-  slots_.assign(n, 0);
-  const size_t mask = n - 1;
+  slots_.assign(slots_.empty() ? 1024 : slots_.size() * 2, 0);
+  index_entries();
+}
+
+void WriteBatch::index_entries() {
+  const size_t mask = slots_.size() - 1;
   for (size_t k = 0; k < entries_.size(); ++k) {
     size_t i = hash_bytes(entries_[k].key) & mask;
     while (slots_[i] != 0) i = (i + 1) & mask;
@@ -146,12 +149,7 @@ void WriteBatch::undo_to_mark() {
     entries_.resize(mark_entries_);
     // The index held the removed entries too: rebuild it at its size.
     std::fill(slots_.begin(), slots_.end(), 0);
-    const size_t mask = slots_.size() - 1;
-    for (size_t k = 0; k < entries_.size(); ++k) {
-      size_t i = hash_bytes(entries_[k].key) & mask;
-      while (slots_[i] != 0) i = (i + 1) & mask;
-      slots_[i] = static_cast<uint32_t>(k + 1);
-    }
+    index_entries();
   }
   forget_mark();
 }

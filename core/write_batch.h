@@ -117,6 +117,8 @@ class WriteBatch {
   void log_for_mark(const Entry* e);
   BytesView copy(BytesView b);
   void grow_index();
+  // Puts every entry into slots_, which is empty (all 0) and a power of two.
+  void index_entries();
 
   // Bytes live in blocks that never move, so views into them stay valid.
   std::vector<std::unique_ptr<char[]>> blocks_;
