@@ -210,6 +210,10 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
     return Status::InvalidArgument(module + ": subspace '" + options.subspace + "' is not valid UTF-8");
   }
   TUPLEKV_ASSIGN_OR_RETURN(layout, model::TableLayout::make(table, options.subspace));
+  if (!table.checks.empty()) {
+    if (create) TUPLEKV_RETURN_IF_ERROR(RowChecks::validate(db, module, name, table));
+    row_checks = std::make_unique<RowChecks>();
+  }
 
   TUPLEKV_ASSIGN_OR_RETURN(text_read, text_read_for(db));
   raw_name = "raw_key";

@@ -25,6 +25,7 @@
 #include "ext/sqlite_api.h"
 #include "ext/sqlite_store.h"
 #include "ext/strict_values.h"
+#include "ext/table_check_constraints.h"
 
 namespace tuplekv::ext::table {
 
@@ -105,6 +106,7 @@ struct TableVtab : sqlite3_vtab {
   SqliteStore* sqlite_store = nullptr;
   std::shared_ptr<ScanStats> stats;
   std::unique_ptr<model::TableRows> rows;
+  std::unique_ptr<RowChecks> row_checks;  // when the table has CHECK constraints
   std::string raw_name;  // the hidden raw-key column
   int raw_column = 0;    // its number (= table.columns.size())
   std::vector<Candidate> candidates;  // [0] primary key, [1 + i] index i

@@ -2,7 +2,8 @@
 // conflict clauses and index maintenance (contract in table_vtab.cc).
 //
 // A write is checked completely before anything is stored: NOT NULL for
-// every column, then each column's type, then the key's uniqueness. Only
+// every column, then each column's type, then the CHECK constraints
+// (table_check_constraints.h), then the key's uniqueness. Only
 // then are the row and its index entries written (core TableRows), so a
 // failing row leaves nothing behind; rows written earlier by the same
 // statement are undone by SQLite's statement rollback (shadow table) or
@@ -499,19 +500,31 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
     }
     w.row[c] = w.cells[c];
   }
-  // 3. The key.
-  if (s.implicit_key()) {
-    if (assign_rowid) {
-      const Status st = next_rowid(&rowid);
-      if (!st.ok()) return fail(st);
+  // 3. A new row's rowid, which its CHECKs may read; then the CHECKs, in
+  //    declaration order.
+  if (assign_rowid) {
+    const Status st = next_rowid(&rowid);
+    if (!st.ok()) return fail(st);
+  }
+  if (t.row_checks) {
+    int failed = -1;
+    const Status st = t.row_checks->first_failed(t.db, s, w.row, rowid, &failed);
+    if (!st.ok()) return fail(st);
+    if (failed >= 0) {
+      if (on_conflict == SQLITE_IGNORE) return SQLITE_CONSTRAINT;
+      return fail(Status::Constraint(ConstraintKind::kCheck, "CHECK constraint failed: " +
+                                                                 s.checks[static_cast<size_t>(failed)].label));
     }
+  }
+  // 4. The key.
+  if (s.implicit_key()) {
     encode_rowid(rowid, &w.key_elements);
   } else {
     t.layout.make_key_elements(w.row, &w.key_elements);
   }
   const bool moved = !insert && w.key_elements != w.old_key_elements;
 
-  // 4. Uniqueness, then the write.
+  // 5. Uniqueness, then the write.
   Status st;
   bool any_key = false;
   for (int k : s.key) any_key = any_key || s.columns[static_cast<size_t>(k)].type == model::ColumnType::kAny;

@@ -192,13 +192,22 @@ class SchemaParser {
     Token t;
     TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&t), text));
     if (t.kind == Token::Kind::kEnd) return fail("empty column definition");
-    if (is_word(t, "CONSTRAINT")) {  // CONSTRAINT name: the name is not kept
+    std::string constraint_name;  // kept for a CHECK's message only
+    if (is_word(t, "CONSTRAINT")) {
       TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&t), text));
       if (!is_name(t)) return fail("expected CONSTRAINT name in '" + std::string(text) + "'");
+      constraint_name = t.text;
       TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&t), text));
-      if (!is_word(t, "PRIMARY") && !is_word(t, "UNIQUE")) {
-        return fail("expected PRIMARY KEY or UNIQUE after CONSTRAINT name in '" + std::string(text) + "'");
+      if (!is_word(t, "PRIMARY") && !is_word(t, "UNIQUE") && !is_word(t, "CHECK")) {
+        return fail("expected PRIMARY KEY, UNIQUE or CHECK after CONSTRAINT name in '" +
+                    std::string(text) + "'");
       }
+    }
+    if (is_word(t, "CHECK")) {
+      TUPLEKV_RETURN_IF_ERROR(check(&lx, text, constraint_name));
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&t), text));
+      if (t.kind != Token::Kind::kEnd) return fail("unexpected text after ')' in '" + std::string(text) + "'");
+      return Status::OK();
     }
     if (is_word(t, "PRIMARY")) {
       Token k;
@@ -240,11 +249,7 @@ class SchemaParser {
       indexes_.push_back(std::move(idx));
       return Status::OK();
     }
-    for (const char* w : {"CHECK", "FOREIGN"}) {
-      if (is_word(t, w)) {
-        return fail(std::string(w) + " constraints are not supported");
-      }
-    }
+    if (is_word(t, "FOREIGN")) return fail("FOREIGN KEY constraints are not supported");
     if (!is_name(t)) return fail("expected a column definition, got '" + std::string(text) + "'");
     return column(&lx, t.text, text);
   }
@@ -489,10 +494,16 @@ class SchemaParser {
     }
     integer_declared_.push_back(declared_integer);
     bool is_pk = false;
+    // As in SQLite, a name holds for every later constraint of the column
+    // (only a CHECK's message shows it).
+    std::string constraint_name;
     while (t.kind != Token::Kind::kEnd) {
-      if (is_word(t, "CONSTRAINT")) {  // CONSTRAINT name: the name is not kept
+      if (is_word(t, "CONSTRAINT")) {
         TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
         if (!is_name(t)) return fail("expected CONSTRAINT name in '" + std::string(text) + "'");
+        constraint_name = t.text;
+      } else if (is_word(t, "CHECK")) {
+        TUPLEKV_RETURN_IF_ERROR(check(lx, text, constraint_name));
       } else if (is_word(t, "UNIQUE")) {
         PendingIndex idx;
         idx.unique = true;
@@ -540,6 +551,46 @@ class SchemaParser {
     }
     s.columns.push_back(std::move(col));
     return Status::OK();
+  }
+
+  // CHECK ( expr ), the CHECK read: its expression's text, kept as written
+  // for the message and without column qualifiers for evaluating it.
+  Status check(Lexer* lx, std::string_view text, const std::string& name) {
+    Token t;
+    TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+    if (!is_punct(t, '(')) return fail("expected CHECK (expression) in '" + std::string(text) + "'");
+    const size_t begin = t.end;
+    std::vector<Token> tokens;
+    for (int depth = 1;;) {
+      TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+      if (t.kind == Token::Kind::kEnd) return fail("CHECK: unbalanced '(' in '" + std::string(text) + "'");
+      if (is_punct(t, '(')) ++depth;
+      if (is_punct(t, ')') && --depth == 0) break;
+      tokens.push_back(t);
+    }
+    if (tokens.empty()) return fail("CHECK: expected an expression in '" + std::string(text) + "'");
+    const size_t end = t.begin;
+    TableCheck c;
+    c.text = std::string(trim(text.substr(begin, end - begin)));
+    c.label = name.empty() ? c.text : name;
+    // `q.` before a name is a qualifier: dropped, as many as there are.
+    size_t copied = begin;
+    for (size_t i = 0; i + 2 < tokens.size(); ++i) {
+      if (is_name(tokens[i]) && is_punct(tokens[i + 1], '.') && is_name(tokens[i + 2])) {
+        c.expr.append(text.substr(copied, tokens[i].begin - copied));
+        copied = tokens[i + 1].end;
+        ++i;
+      }
+    }
+    c.expr.append(text.substr(copied, end - copied));
+    c.expr = std::string(trim(c.expr));
+    out_->checks.push_back(std::move(c));
+    return Status::OK();
+  }
+  static std::string_view trim(std::string_view s) {
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+    while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+    return s;
   }
 
   // DEFAULT literal | signed number | (expr) | keyword (NULL, TRUE, CURRENT_TIME ...)

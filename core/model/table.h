@@ -25,14 +25,14 @@
 // PRECISION ...) is that STRICT type; names of NUMERIC affinity (NUMERIC,
 // DECIMAL, DATE, BOOLEAN ...) have no STRICT counterpart and are errors.
 // Column constraints: NOT NULL, NULL, DEFAULT <literal or (expr)>, PRIMARY
-// KEY (one column), UNIQUE, COLLATE BINARY|NOCASE|RTRIM, each optionally
-// named by CONSTRAINT name. In keys and index entries a TEXT or ANY column
+// KEY (one column), UNIQUE, COLLATE BINARY|NOCASE|RTRIM, CHECK (expr), each
+// optionally named by CONSTRAINT name. In keys and index entries a TEXT or ANY column
 // of NOCASE or RTRIM collation is keyed by the collation key of its value
 // (core/model/collation_key.h), so keys still sort and match as SQLite
 // compares that column; the value itself is then also stored with the row
 // (`key_copies` below). Table constraints: PRIMARY KEY(cols...)
-// in any column order, UNIQUE(cols...), INDEX name(cols...), UNIQUE INDEX
-// name(cols...); a listed column may say ASC or DESC and COLLATE with its
+// in any column order, UNIQUE(cols...), CHECK (expr), INDEX name(cols...),
+// UNIQUE INDEX name(cols...); a listed column may say ASC or DESC and COLLATE with its
 // own collation (any other is an error). Keys sort ascending whatever the
 // directions say; they are kept (key_descending, TableIndex::descending)
 // because the reference table stores a DESC column descending, which shows
@@ -114,6 +114,19 @@ struct TableIndex {
   bool automatic = false;
 };
 
+// A CHECK constraint, column or table. The schema only keeps its SQL:
+// evaluating it takes SQLite (ext/table_check_constraints.h).
+struct TableCheck {
+  // What "CHECK constraint failed: ..." names, as SQLite's message does:
+  // the CONSTRAINT name given earlier in the same definition, else `text`.
+  std::string label;
+  std::string text;  // the expression as written, spaces around it trimmed
+  // `text` without the qualifiers of its column names (`t.a` is `a`,
+  // `main.t.a` too), which a rename of the table would leave naming the
+  // old name.
+  std::string expr;
+};
+
 // The name of the n-th (from 1) automatic index of a table in subspace S:
 // "<S>_autoindex_<n>", as SQLite names its own.
 std::string automatic_index_name(std::string_view subspace, int n);
@@ -127,6 +140,7 @@ struct TableSchema {
   // the non-key columns' in the stored value.
   std::vector<int> key_copies;
   std::vector<TableIndex> indexes;
+  std::vector<TableCheck> checks;  // in declaration order, which SQLite checks them in
   // The order SQLite checks uniqueness in: -1 the primary key (or rowid),
   // else a unique index's number.
   std::vector<int> unique_check_order;

@@ -244,6 +244,33 @@ TEST(TableSchemaTest, CollatedKeyColumnsAreCopiedIntoTheValue) {
   EXPECT_EQ(s.columns[3].key_pos, 0);
 }
 
+// CHECKs in declaration order, column and table ones alike; each named as
+// SQLite's message names it, and evaluated without column qualifiers.
+TEST(TableSchemaTest, ChecksKeepTheirTextLabelAndUnqualifiedExpression) {
+  TableSchema s;
+  ASSERT_TRUE(parse({"a INT CHECK( a>0 )", "b TEXT CONSTRAINT pos NOT NULL CHECK (length(b) < 9)",
+                     "CONSTRAINT [w z] CHECK (t.a < 100 AND main.t.b <> 'x.y')", "c ANY CHECK (c > 1.5) CONSTRAINT late",
+                     "CHECK ((a) <> \"t\".\"b\") "},
+                    &s)
+                  .ok());
+  ASSERT_EQ(s.checks.size(), 5u);
+  const std::vector<std::vector<std::string>> want = {
+      {"a>0", "a>0", "a>0"},
+      {"pos", "length(b) < 9", "length(b) < 9"},
+      {"w z", "t.a < 100 AND main.t.b <> 'x.y'", "a < 100 AND b <> 'x.y'"},
+      {"c > 1.5", "c > 1.5", "c > 1.5"},
+      {"(a) <> \"t\".\"b\"", "(a) <> \"t\".\"b\"", "(a) <> \"b\""},
+  };
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(s.checks[i].label, want[i][0]) << i;
+    EXPECT_EQ(s.checks[i].text, want[i][1]) << i;
+    EXPECT_EQ(s.checks[i].expr, want[i][2]) << i;
+  }
+  // A CHECK changes nothing else: b is NOT NULL, and no column is a key.
+  EXPECT_TRUE(s.columns[1].not_null);
+  EXPECT_TRUE(s.implicit_key());
+}
+
 TEST(TableSchemaTest, Errors) {
   EXPECT_EQ(parse_error({"a DECIMAL(10, 2)"}),
             "tuplekv_table: unknown type 'DECIMAL(10, 2)' for column t.a (use INTEGER, REAL, TEXT, "
@@ -261,8 +288,12 @@ TEST(TableSchemaTest, Errors) {
             "tuplekv_table: duplicate index name: I");
   EXPECT_EQ(parse_error({"a INT PRIMARY KEY", "PRIMARY KEY(a)"}),
             "tuplekv_table: more than one PRIMARY KEY");
-  EXPECT_EQ(parse_error({"a INT CHECK(a > 0)"}),
-            "tuplekv_table: unsupported column constraint 'CHECK' for column t.a");
+  EXPECT_EQ(parse_error({"a INT REFERENCES p(x)"}),
+            "tuplekv_table: unsupported column constraint 'REFERENCES' for column t.a");
+  EXPECT_EQ(parse_error({"a INT CHECK (a > 0"}), "tuplekv_table: CHECK: unbalanced '(' in 'a INT CHECK (a > 0'");
+  EXPECT_EQ(parse_error({"a INT CHECK a > 0"}), "tuplekv_table: expected CHECK (expression) in 'a INT CHECK a > 0'");
+  EXPECT_EQ(parse_error({"a INT", "CHECK ()"}), "tuplekv_table: CHECK: expected an expression in 'CHECK ()'");
+  EXPECT_EQ(parse_error({"a INT", "CHECK (a > 0) a"}), "tuplekv_table: unexpected text after ')' in 'CHECK (a > 0) a'");
   EXPECT_EQ(parse_error({"a INT", "b TEXT", "INDEX i(a, b COLLATE NOCASE)"}),
             "tuplekv_table: COLLATE NOCASE in 'INDEX i(a, b COLLATE NOCASE)' differs from column b's "
             "collation BINARY (declare the collation on the column)");
@@ -272,7 +303,10 @@ TEST(TableSchemaTest, Errors) {
   EXPECT_EQ(parse_error({"a TEXT COLLATE UNICODE"}),
             "tuplekv_table: column t.a: no such collation sequence: UNICODE (use BINARY, NOCASE or RTRIM)");
   EXPECT_EQ(parse_error({"a INT", "UNIQUE(b)"}), "tuplekv_table: UNIQUE names unknown column 'b'");
-  EXPECT_EQ(parse_error({"a INT", "CHECK(a > 0)"}), "tuplekv_table: CHECK constraints are not supported");
+  EXPECT_EQ(parse_error({"a INT", "FOREIGN KEY(a) REFERENCES p(x)"}),
+            "tuplekv_table: FOREIGN KEY constraints are not supported");
+  EXPECT_EQ(parse_error({"a INT", "CONSTRAINT c NOT NULL"}),
+            "tuplekv_table: expected PRIMARY KEY, UNIQUE or CHECK after CONSTRAINT name in 'CONSTRAINT c NOT NULL'");
   EXPECT_EQ(parse_error({"a INT UNIQUE ON CONFLICT REPLACE"}),
             "tuplekv_table: unsupported column constraint 'ON' for column t.a");
   EXPECT_EQ(parse_error({}), "tuplekv_table: no columns declared");
