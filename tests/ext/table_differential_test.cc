@@ -4,7 +4,7 @@
 //
 // Each round draws a random schema (0-3 key columns of every type, in any
 // order relative to the declaration, 0-3 value columns, NOT NULL, DEFAULT,
-// COLLATE NOCASE or RTRIM on TEXT and ANY columns, keys and indexes
+// CHECK on columns and between two, COLLATE NOCASE or RTRIM on TEXT and ANY columns, keys and indexes
 // included, 0-2 indexes, unique ones declared as INDEX or as UNIQUE
 // constraints, store=sqlite or memory), then runs random statements on both
 // tables: INSERT (one or several rows, with or without a column list, every
@@ -87,6 +87,7 @@ struct Column {
   bool not_null = false;
   const char* collation = nullptr;  // NOCASE or RTRIM (TEXT and ANY only)
   std::string default_value;        // a literal of the column's type; empty: none
+  std::string check;                // a CHECK expression on the column; empty: none
   const char* key_direction = "";   // " ASC", " DESC" or "" in the PRIMARY KEY list
 };
 
@@ -235,8 +236,34 @@ class TableDiff {
     for (Column& c : columns_) {
       if (pick(4) == 0) c.default_value = value_of(c.type);
     }
+    // CHECKs that refuse some of the values drawn: one value, a range,
+    // a length, a type; and now and then one between two columns. Which
+    // rows a CHECK refuses does not depend on visiting order, except under
+    // FAIL over several rows, which is not drawn (statement()).
+    for (Column& c : columns_) {
+      if (pick(5) != 0) continue;
+      switch (pick(4)) {
+        case 0:
+          c.check = c.name + " IS NOT " + value_of(c.type);
+          break;
+        case 1:
+          c.check = c.name + (pick(2) ? " < " : " >= ") + value_of(c.type);
+          break;
+        case 2:
+          c.check = "length(" + c.name + ") < " + std::to_string(2 + pick(4));
+          break;
+        default:
+          c.check = "typeof(" + c.name + ") <> '" + one_of(kCheckedTypes) + "'";
+      }
+    }
+    table_check_.clear();
+    if (columns_.size() > 1 && pick(8) == 0) {
+      table_check_ = columns_[0].name + " IS NOT " + columns_[1].name;
+    }
     strict_ = false;
   }
+  static constexpr const char* kCheckedTypes[] = {"integer", "real", "text", "blob"};
+  std::string table_check_;  // a table CHECK between two columns; empty: none
 
   // SQLite 3.40's own DELETE or UPDATE can change fewer rows than its
   // SELECT with the same WHERE finds when the WHERE ORs a term with an IN
@@ -267,6 +294,7 @@ class TableDiff {
       if (!s.empty()) s += ", ";
       s += c.name + " " + c.type + (c.not_null ? " NOT NULL" : "");
       if (!c.default_value.empty()) s += " DEFAULT " + c.default_value;
+      if (!c.check.empty()) s += " CHECK (" + c.check + ")";
       for (const Index& i : indexes_) {
         if (i.place == Index::kOnColumn && i.columns[0] == c.name) s += " UNIQUE";
       }
@@ -290,6 +318,7 @@ class TableDiff {
       s += ", PRIMARY KEY(" + keys + ")";
     }
     constraints(Index::kAfterKey);
+    if (!table_check_.empty()) s += ", CHECK (" + table_check_ + ")";
     return s;
   }
   static std::string join(const std::vector<std::string>& v, const char* direction = "") {
