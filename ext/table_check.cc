@@ -131,15 +131,6 @@ std::string message_text(const std::string& s) {
   return q.size() == s.size() + 2 && q.compare(1, s.size(), s) == 0 ? s : q;
 }
 
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  return out + "\"";
-}
-
 void check_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexcept {
   guard_function(ctx, [&] {
     const char* fn = "tuplekv_check";
@@ -169,8 +160,8 @@ void check_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexce
     TableVtab* t = find_table(db, schema, name);
     if (t == nullptr) {
       // Not connected yet on this connection: a prepared query connects it.
-      const std::string sql = "SELECT 1 FROM " + (schema.empty() ? "" : quoted(schema) + ".") +
-                              quoted(name) + " WHERE 0";
+      const std::string sql = "SELECT 1 FROM " + (schema.empty() ? "" : quote_identifier(schema) + ".") +
+                              quote_identifier(name) + " WHERE 0";
       sqlite3_stmt* stmt = nullptr;
       const int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr);
       sqlite3_finalize(stmt);

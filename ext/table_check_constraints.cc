@@ -2,24 +2,14 @@
 #include "ext/table_check_constraints.h"
 
 #include <bit>
-#include <memory>
 #include <string>
 #include <string_view>
 
 #include "core/tuple.h"
+#include "ext/values.h"
 
 namespace tuplekv::ext::table {
 namespace {
-
-struct SqlFree {
-  void operator()(char* p) const { sqlite3_free(p); }
-};
-using Sql = std::unique_ptr<char, SqlFree>;
-
-std::string quoted(std::string_view name) {
-  const Sql q(sqlite3_mprintf("\"%w\"", std::string(name).c_str()));
-  return q ? std::string(q.get()) : std::string();
-}
 
 std::string collate_clause(const model::TableColumn& c) {
   return c.collation == "BINARY" ? std::string() : " COLLATE " + std::string(c.collation);
@@ -50,7 +40,7 @@ std::string parameter_column(const model::TableColumn& c, size_t n) {
       value = "(SELECT value FROM tuple_each(tuple_pack(" + p + ")))";
       break;
   }
-  return value + collate_clause(c) + " AS " + quoted(c.name);
+  return value + collate_clause(c) + " AS " + quote_identifier(c.name);
 }
 
 std::string evaluation_sql(const model::TableSchema& schema) {
@@ -152,9 +142,9 @@ Status RowChecks::validate(sqlite3* db, const std::string& module, const std::st
                            const model::TableSchema& schema) {
   // The CHECKs as written, table qualifiers and all, in a table of the
   // same name and columns.
-  std::string sql = "CREATE TABLE temp." + quoted(table) + "(";
+  std::string sql = "CREATE TABLE temp." + quote_identifier(table) + "(";
   for (const model::TableColumn& c : schema.columns) {
-    sql += quoted(c.name) + " " + std::string(model::column_type_name(c.type)) + collate_clause(c) + ", ";
+    sql += quote_identifier(c.name) + " " + std::string(model::column_type_name(c.type)) + collate_clause(c) + ", ";
   }
   for (size_t i = 0; i < schema.checks.size(); ++i) {
     sql += (i > 0 ? ", CHECK (\n" : "CHECK (\n") + schema.checks[i].text + "\n)";
@@ -165,7 +155,7 @@ Status RowChecks::validate(sqlite3* db, const std::string& module, const std::st
     // WITHOUT ROWID, as the reference: no rowid to name.
     sql += ", PRIMARY KEY(";
     for (size_t k = 0; k < schema.key.size(); ++k) {
-      sql += (k > 0 ? ", " : "") + quoted(schema.columns[static_cast<size_t>(schema.key[k])].name);
+      sql += (k > 0 ? ", " : "") + quote_identifier(schema.columns[static_cast<size_t>(schema.key[k])].name);
     }
     sql += ")) STRICT, WITHOUT ROWID";
   }

@@ -144,16 +144,6 @@ constexpr int kNativeRowsLogEst = 200;
 
 bool iequal(const char* a, const char* b) { return sqlite3_stricmp(a, b) == 0; }
 
-std::string quote_identifier(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"') out.push_back('"');
-    out.push_back(c);
-  }
-  out.push_back('"');
-  return out;
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------

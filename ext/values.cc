@@ -253,6 +253,15 @@ void result_nul_terminated_text_in_fresh_register(sqlite3_context* ctx, std::str
   if (char* copy = malloc_copy(ctx, s)) sqlite3_result_text(ctx, copy, -1, free_copy);
 }
 
+std::string quote_identifier(std::string_view name) {
+  std::string out = "\"";
+  for (const char c : name) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  return out + "\"";
+}
+
 void result_blob(sqlite3_context* ctx, BytesView b) {
   // A non-null pointer even for an empty BLOB, so the result is x'' and not NULL.
   sqlite3_result_blob64(ctx, b.empty() ? "" : b.data(), b.size(), SQLITE_TRANSIENT);

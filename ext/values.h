@@ -105,6 +105,9 @@ std::string_view core_detail(const Status& s);
 // for messages such as "argument must be a BLOB, got TEXT".
 const char* storage_class_name(int sqlite_type);
 
+// `name` as an SQL identifier in double quotes ("a""b" for a"b).
+std::string quote_identifier(std::string_view name);
+
 // Views of an argument's bytes: valid until the value changes; empty for
 // NULL and for an empty BLOB or TEXT.
 BytesView blob_view(sqlite3_value* v);

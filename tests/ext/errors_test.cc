@@ -123,7 +123,7 @@ TEST(ErrorsTest, GuardsTurnExceptionsIntoCodes) {
 }
 
 // Every module, both stores, reads and writes (ANY and collated keys, an
-// implicit key, joins, an index rebuild), transactions and savepoints, the
+// implicit key, CHECK constraints, joins, an index rebuild), transactions and savepoints, the
 // tuple functions.
 constexpr const char* kSetup[] = {
     "CREATE VIRTUAL TABLE k USING tuplekv_kv",
@@ -139,6 +139,7 @@ constexpr const char* kSetup[] = {
     "CREATE VIRTUAL TABLE ti USING tuplekv_table(n TEXT COLLATE NOCASE, v ANY, INDEX iv(v))",
     "CREATE VIRTUAL TABLE ta USING tuplekv_table(k ANY, j TEXT COLLATE NOCASE, PRIMARY KEY(k, j), store=memory)",
     "CREATE VIRTUAL TABLE dm USING tuplekv_docs(store=memory)",
+    "CREATE VIRTUAL TABLE tc USING tuplekv_table(a INTEGER CHECK (a > 0), b ANY, CHECK (b IS NOT 'no'))",
     "INSERT INTO ti VALUES ('a', 1), ('B', 'x'), ('c', 2.5)",
     "INSERT INTO ta VALUES (1, 'a'), ('1', 'b'), (2.5, 'c'), (x'00', 'd')",
     "INSERT INTO t VALUES (1, 'x', 1.5, 'p'), (2, 'y', 2.5, 3), (3, 'z', NULL, x'00')",
@@ -174,6 +175,7 @@ constexpr const char* kWorkload[] = {
     "UPDATE ta SET k = k || '!' WHERE j >= 'b'; INSERT OR IGNORE INTO ta VALUES (1, 'A')",
     "SELECT x.a, y.n FROM t x JOIN ti y ON y.v = x.a",
     "SELECT tuplekv_check('t', 'rebuild')",
+    "INSERT INTO tc VALUES (1, 'yes'), (2, 3); INSERT OR IGNORE INTO tc VALUES (0, 1), (3, 'no'); UPDATE OR IGNORE tc SET a = a - 1",
     "INSERT INTO dm(doc) SELECT doc FROM d; UPDATE dm SET doc = '[]' WHERE id = 1 AND path = '$.c'",
     "SELECT doc FROM dm WHERE id = 2 AND path = '$[1]'",
     "SAVEPOINT a; DELETE FROM t; INSERT INTO t VALUES (7, 'q', 1, 2); ROLLBACK TO a; RELEASE a",
