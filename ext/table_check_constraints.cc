@@ -144,7 +144,8 @@ Status RowChecks::validate(sqlite3* db, const std::string& module, const std::st
   // same name and columns.
   std::string sql = "CREATE TABLE temp." + quote_identifier(table) + "(";
   for (const model::TableColumn& c : schema.columns) {
-    sql += quote_identifier(c.name) + " " + std::string(model::column_type_name(c.type)) + collate_clause(c) + ", ";
+    sql += quote_identifier(c.name) + " " + std::string(model::column_type_name(c.type)) +
+           collate_clause(c) + ", ";
   }
   for (size_t i = 0; i < schema.checks.size(); ++i) {
     sql += (i > 0 ? ", CHECK (\n" : "CHECK (\n") + schema.checks[i].text + "\n)";
@@ -165,9 +166,8 @@ Status RowChecks::validate(sqlite3* db, const std::string& module, const std::st
   // A temporary table of that name already (or this table itself, made in
   // temp), or an authorizer that refuses temporary tables: the evaluation
   // below still finds unknown names.
-  if (rc == SQLITE_AUTH || (rc != SQLITE_OK && std::string_view(sqlite3_errmsg(db)).ends_with("already exists"))) {
-    rc = SQLITE_OK;
-  }
+  const bool taken = std::string_view(sqlite3_errmsg(db)).ends_with("already exists");
+  if (rc == SQLITE_AUTH || (rc != SQLITE_OK && taken)) rc = SQLITE_OK;
   if (rc != SQLITE_OK) return prepare_error(db, rc, module, table);
   rc = sqlite3_prepare_v2(db, evaluation_sql(schema).c_str(), -1, &probe, nullptr);
   sqlite3_finalize(probe);

@@ -512,8 +512,8 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
     if (!st.ok()) return fail(st);
     if (failed >= 0) {
       if (on_conflict == SQLITE_IGNORE) return SQLITE_CONSTRAINT;
-      return fail(Status::Constraint(ConstraintKind::kCheck, "CHECK constraint failed: " +
-                                                                 s.checks[static_cast<size_t>(failed)].label));
+      const std::string& label = s.checks[static_cast<size_t>(failed)].label;
+      return fail(Status::Constraint(ConstraintKind::kCheck, "CHECK constraint failed: " + label));
     }
   }
   // 4. The key.

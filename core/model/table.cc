@@ -206,7 +206,9 @@ class SchemaParser {
     if (is_word(t, "CHECK")) {
       TUPLEKV_RETURN_IF_ERROR(check(&lx, text, constraint_name));
       TUPLEKV_RETURN_IF_ERROR(wrap(lx.next(&t), text));
-      if (t.kind != Token::Kind::kEnd) return fail("unexpected text after ')' in '" + std::string(text) + "'");
+      if (t.kind != Token::Kind::kEnd) {
+        return fail("unexpected text after ')' in '" + std::string(text) + "'");
+      }
       return Status::OK();
     }
     if (is_word(t, "PRIMARY")) {
@@ -563,7 +565,9 @@ class SchemaParser {
     std::vector<Token> tokens;
     for (int depth = 1;;) {
       TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
-      if (t.kind == Token::Kind::kEnd) return fail("CHECK: unbalanced '(' in '" + std::string(text) + "'");
+      if (t.kind == Token::Kind::kEnd) {
+        return fail("CHECK: unbalanced '(' in '" + std::string(text) + "'");
+      }
       if (is_punct(t, '(')) ++depth;
       if (is_punct(t, ')') && --depth == 0) break;
       tokens.push_back(t);
