@@ -179,6 +179,7 @@ TEST_P(TableCheckConstraintsTest, AnErrorInsideACheckFailsTheStatement) {
 
 TEST_P(TableCheckConstraintsTest, WhatSqliteRefusesInACheckIsRefused) {
   expect_refused("a INTEGER CHECK (max(a) > 0)", "misuse of aggregate function max()");
+  expect_refused("a INTEGER CHECK (row_number() OVER () > 0)", "misuse of window function row_number()");
   expect_refused("a INTEGER CHECK (a > ?)", "parameters prohibited in CHECK constraints");
   expect_refused("a INTEGER CHECK (a > (SELECT 1))", "subqueries prohibited in CHECK constraints");
   expect_refused("a INTEGER CHECK (b > 0)", "no such column: b");
