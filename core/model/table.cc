@@ -522,6 +522,8 @@ class SchemaParser {
       } else if (is_word(t, "PRIMARY")) {
         TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
         if (!is_word(t, "KEY")) return fail("expected PRIMARY KEY in '" + std::string(text) + "'");
+        // Twice on one column is one key too many, as in SQLite.
+        if (is_pk) return fail("more than one PRIMARY KEY");
         is_pk = true;
         created_.push_back(kKeyIndex);
       } else if ((is_word(t, "ASC") || is_word(t, "DESC")) && is_pk) {

@@ -288,6 +288,8 @@ TEST(TableSchemaTest, Errors) {
             "tuplekv_table: duplicate index name: I");
   EXPECT_EQ(parse_error({"a INT PRIMARY KEY", "PRIMARY KEY(a)"}),
             "tuplekv_table: more than one PRIMARY KEY");
+  // On one column (this once crashed the parser).
+  EXPECT_EQ(parse_error({"a ANY PRIMARY KEY PRIMARY KEY"}), "tuplekv_table: more than one PRIMARY KEY");
   EXPECT_EQ(parse_error({"a INT REFERENCES p(x)"}),
             "tuplekv_table: unsupported column constraint 'REFERENCES' for column t.a");
   EXPECT_EQ(parse_error({"a INT CHECK (a > 0"}), "tuplekv_table: CHECK: unbalanced '(' in 'a INT CHECK (a > 0'");
