@@ -70,11 +70,6 @@ std::string evaluation_sql(const model::TableSchema& schema) {
   return sql + " LIMIT -1 OFFSET 0)";
 }
 
-Status prepare_error(sqlite3* db, int rc, const std::string& module, const std::string& table) {
-  return Status::Native(StatusCode::kInvalidArgument, rc,
-                        module + ": CHECK constraint of " + table + ": " + sqlite3_errmsg(db));
-}
-
 // Binds a stored column element. Every byte is checked: the element comes
 // from the store.
 Status bind_element(sqlite3_stmt* st, int n, BytesView element) {
@@ -138,61 +133,65 @@ Status bind_element(sqlite3_stmt* st, int n, BytesView element) {
 
 RowChecks::~RowChecks() { sqlite3_finalize(stmt_); }
 
-Status RowChecks::validate(sqlite3* db, const std::string& module, const std::string& table,
-                           const model::TableSchema& schema) {
+Status RowChecks::prepare_error(int rc, const std::string& table) const {
+  return Status::Native(StatusCode::kInvalidArgument, rc,
+                        std::string(module_) + ": CHECK constraint of " + table + ": " + sqlite3_errmsg(db_));
+}
+
+Status RowChecks::validate(const std::string& table) const {
   // The CHECKs as written, table qualifiers and all, in a table of the
   // same name and columns.
   std::string sql = "CREATE TABLE temp." + quote_identifier(table) + "(";
-  for (const model::TableColumn& c : schema.columns) {
+  for (const model::TableColumn& c : schema_.columns) {
     sql += quote_identifier(c.name) + " " + std::string(model::column_type_name(c.type)) +
            collate_clause(c) + ", ";
   }
-  for (size_t i = 0; i < schema.checks.size(); ++i) {
-    sql += (i > 0 ? ", CHECK (\n" : "CHECK (\n") + schema.checks[i].text + "\n)";
+  for (size_t i = 0; i < schema_.checks.size(); ++i) {
+    sql += (i > 0 ? ", CHECK (\n" : "CHECK (\n") + schema_.checks[i].text + "\n)";
   }
-  if (schema.implicit_key()) {
+  if (schema_.implicit_key()) {
     sql += ") STRICT";
   } else {
     // WITHOUT ROWID, as the reference: no rowid to name.
     sql += ", PRIMARY KEY(";
-    for (size_t k = 0; k < schema.key.size(); ++k) {
-      sql += (k > 0 ? ", " : "") + quote_identifier(schema.columns[static_cast<size_t>(schema.key[k])].name);
+    for (size_t k = 0; k < schema_.key.size(); ++k) {
+      const model::TableColumn& c = schema_.columns[static_cast<size_t>(schema_.key[k])];
+      sql += (k > 0 ? ", " : "") + quote_identifier(c.name);
     }
     sql += ")) STRICT, WITHOUT ROWID";
   }
   sqlite3_stmt* probe = nullptr;
-  int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &probe, nullptr);
+  int rc = sqlite3_prepare_v2(db_, sql.c_str(), -1, &probe, nullptr);
   sqlite3_finalize(probe);
   // A temporary table of that name already (or this table itself, made in
   // temp), or an authorizer that refuses temporary tables: the evaluation
   // below still finds unknown names.
-  const bool taken = std::string_view(sqlite3_errmsg(db)).ends_with("already exists");
+  const bool taken = std::string_view(sqlite3_errmsg(db_)).ends_with("already exists");
   if (rc == SQLITE_AUTH || (rc != SQLITE_OK && taken)) rc = SQLITE_OK;
-  if (rc != SQLITE_OK) return prepare_error(db, rc, module, table);
-  rc = sqlite3_prepare_v2(db, evaluation_sql(schema).c_str(), -1, &probe, nullptr);
+  if (rc != SQLITE_OK) return prepare_error(rc, table);
+  rc = sqlite3_prepare_v2(db_, evaluation_sql(schema_).c_str(), -1, &probe, nullptr);
   sqlite3_finalize(probe);
-  return rc == SQLITE_OK ? Status::OK() : prepare_error(db, rc, module, table);
+  return rc == SQLITE_OK ? Status::OK() : prepare_error(rc, table);
 }
 
-Status RowChecks::first_failed(sqlite3* db, const model::TableSchema& schema,
-                               const model::TableLayout::Elements& row, int64_t rowid, int* failed) {
+Status RowChecks::first_failed(const std::string& table, const model::TableLayout::Elements& row,
+                               int64_t rowid, int* failed) {
   *failed = -1;
   if (stmt_ == nullptr) {
     // Prepared at the first row, not at connect: a CHECK may call a
     // function the application registers after opening the database.
-    const int rc = sqlite3_prepare_v3(db, evaluation_sql(schema).c_str(), -1, SQLITE_PREPARE_PERSISTENT,
+    const int rc = sqlite3_prepare_v3(db_, evaluation_sql(schema_).c_str(), -1, SQLITE_PREPARE_PERSISTENT,
                                       &stmt_, nullptr);
     if (rc != SQLITE_OK) {
       sqlite3_finalize(stmt_);
       stmt_ = nullptr;
-      return Status::Native(StatusCode::kInvalidArgument, rc,
-                            std::string("CHECK constraint: ") + sqlite3_errmsg(db));
+      return prepare_error(rc, table);
     }
   }
   for (size_t c = 0; c < row.size(); ++c) {
     TUPLEKV_RETURN_IF_ERROR(bind_element(stmt_, static_cast<int>(c) + 1, row[c]));
   }
-  if (schema.implicit_key() && sqlite3_bind_parameter_count(stmt_) > static_cast<int>(row.size()) &&
+  if (schema_.implicit_key() && sqlite3_bind_parameter_count(stmt_) > static_cast<int>(row.size()) &&
       sqlite3_bind_int64(stmt_, static_cast<int>(row.size()) + 1, rowid) != SQLITE_OK) {
     return Status::NoMemory();
   }
@@ -209,7 +208,7 @@ Status RowChecks::first_failed(sqlite3* db, const model::TableSchema& schema,
   if (rc != SQLITE_ROW) {
     // An error the expression raised (a function's), with SQLite's code.
     const int code = sqlite3_reset(stmt_);
-    s = Status::Native(StatusCode::kInvalidArgument, code == SQLITE_OK ? rc : code, sqlite3_errmsg(db));
+    s = Status::Native(StatusCode::kInvalidArgument, code == SQLITE_OK ? rc : code, sqlite3_errmsg(db_));
   }
   sqlite3_reset(stmt_);
   return s;

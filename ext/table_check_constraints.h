@@ -34,25 +34,32 @@
 
 namespace tuplekv::ext::table {
 
+// The CHECKs of `schema` (which must outlive this, and have CHECKs) in
+// connection `db`. Messages start with `module` and name the table as it
+// is called at the time.
 class RowChecks {
  public:
-  RowChecks() = default;
+  RowChecks(sqlite3* db, const char* module, const model::TableSchema& schema)
+      : db_(db), module_(module), schema_(schema) {}
   ~RowChecks();
   RowChecks(const RowChecks&) = delete;
   RowChecks& operator=(const RowChecks&) = delete;
 
   // Refuses what SQLite refuses in the CHECKs of a native table `table`
-  // declared with the same columns. Messages start with `module`.
-  static Status validate(sqlite3* db, const std::string& module, const std::string& table,
-                         const model::TableSchema& schema);
+  // declared with the same columns.
+  Status validate(const std::string& table) const;
 
-  // The first CHECK of `schema` that `row` (each column's stored element)
-  // fails -> *failed, or -1. `rowid` is the row's implicit key, if it has
-  // one. Not for a schema without CHECKs.
-  Status first_failed(sqlite3* db, const model::TableSchema& schema,
-                      const model::TableLayout::Elements& row, int64_t rowid, int* failed);
+  // The first CHECK that `row` (each column's stored element) fails ->
+  // *failed, or -1. `rowid` is the row's implicit key, if it has one.
+  Status first_failed(const std::string& table, const model::TableLayout::Elements& row, int64_t rowid,
+                      int* failed);
 
  private:
+  Status prepare_error(int rc, const std::string& table) const;
+
+  sqlite3* db_;
+  const char* module_;
+  const model::TableSchema& schema_;
   sqlite3_stmt* stmt_ = nullptr;  // prepared at the first row
 };
 

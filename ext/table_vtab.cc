@@ -201,8 +201,8 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
   }
   TUPLEKV_ASSIGN_OR_RETURN(layout, model::TableLayout::make(table, options.subspace));
   if (!table.checks.empty()) {
-    if (create) TUPLEKV_RETURN_IF_ERROR(RowChecks::validate(db, module, name, table));
-    row_checks = std::make_unique<RowChecks>();
+    row_checks = std::make_unique<RowChecks>(db, kModule, table);
+    if (create) TUPLEKV_RETURN_IF_ERROR(row_checks->validate(name));
   }
 
   TUPLEKV_ASSIGN_OR_RETURN(text_read, text_read_for(db));

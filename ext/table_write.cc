@@ -508,7 +508,7 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
   }
   if (t.row_checks) {
     int failed = -1;
-    const Status st = t.row_checks->first_failed(t.db, s, w.row, rowid, &failed);
+    const Status st = t.row_checks->first_failed(t.name, w.row, rowid, &failed);
     if (!st.ok()) return fail(st);
     if (failed >= 0) {
       if (on_conflict == SQLITE_IGNORE) return SQLITE_CONSTRAINT;

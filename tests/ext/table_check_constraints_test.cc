@@ -200,6 +200,30 @@ TEST_P(TableCheckConstraintsTest, ARowidTablesChecksReadItsRowid) {
   expect_same({"INSERT INTO t VALUES('a')", "INSERT INTO t VALUES('x')"});
 }
 
+void positive(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  sqlite3_result_int(ctx, sqlite3_value_int64(argv[0]) > 0);
+}
+
+// A CHECK may call the application's function. Gone by the first write,
+// it fails the write with a message that names the table.
+TEST_P(TableCheckConstraintsTest, ACheckCallsTheApplicationsFunctions) {
+  for (Db* db : {&native_, &vt_}) {
+    ASSERT_EQ(sqlite3_create_function(db->handle(), "positive", 1, SQLITE_UTF8, nullptr, positive, nullptr,
+                                      nullptr),
+              SQLITE_OK);
+  }
+  ASSERT_TRUE(create("a INTEGER CHECK (positive(a))"));
+  expect_same({"INSERT INTO t VALUES(1)", "INSERT INTO t VALUES(-1)"});
+  ASSERT_TRUE(vt_.exec("CREATE VIRTUAL TABLE u USING tuplekv_table(a INTEGER CHECK (positive(a)), store=" +
+                       std::string(GetParam()) + ")"));
+  ASSERT_EQ(sqlite3_create_function(vt_.handle(), "positive", 1, SQLITE_UTF8, nullptr, nullptr, nullptr,
+                                    nullptr),
+            SQLITE_OK);
+  EXPECT_EQ(vt_.error("INSERT INTO u VALUES(1)"),
+            "tuplekv_table: CHECK constraint of u: no such function: positive");
+  EXPECT_EQ(vt_.value("SELECT count(*) FROM u"), "0");
+}
+
 // The CHECK may name its table, which a rename leaves behind in the
 // declaration: it still holds.
 TEST_P(TableCheckConstraintsTest, ACheckNamingItsTableHoldsAfterARename) {
