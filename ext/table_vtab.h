@@ -1,8 +1,8 @@
 // What the files of tuplekv_table share: the table object (table_vtab.cc
-// has the module, planning and cursors; table_bounds.cc the bounds its
-// scans read from xFilter's values; table_write.cc the writes;
-// table_check.cc tuplekv_check()). The contract is at the top of
-// table_vtab.cc.
+// has the module and cursors; table_planning.cc xBestIndex;
+// table_bounds.cc the bounds its scans read from xFilter's values;
+// table_write.cc the writes; table_check.cc tuplekv_check()). The contract
+// is at the top of table_vtab.cc, the plan contract in table_planning.h.
 #ifndef TUPLEKV_EXT_TABLE_VTAB_H_
 #define TUPLEKV_EXT_TABLE_VTAB_H_
 
