@@ -30,9 +30,10 @@
 // index (README, "Visiting order"), but SQLite may read its own table
 // through another index than tuplekv chooses (README, "Known difference").
 // So these are not drawn: FAIL, IGNORE or REPLACE over several rows that
-// can conflict; an UPDATE of several rows that two unique indexes can
-// refuse (SQLite's own table changes them in key order and reports the
-// index the first refused row meets); min/max and the value a GROUP BY
+// can conflict; an UPDATE of several rows that two unique indexes, or a
+// unique index and a CHECK, can refuse (SQLite's own table changes them in
+// key order or in the order of the index it reads, and reports the
+// constraint the first refused row meets); min/max and the value a GROUP BY
 // group shows over columns where equal values can differ (1 and 1.0 in
 // ANY, 'a' and 'A' under NOCASE, 'a ' under RTRIM).
 //
@@ -215,7 +216,7 @@ class TableDiff {
       }
       // A unique index makes a multi-row UPDATE depend on the order rows
       // are visited in, which differs over ANY key columns (tuple order
-      // against SQLite's; see ext/table_vtab.cc).
+      // against SQLite's; see ext/table_planning.h).
       idx.unique = pick(4) == 0 && !any_key;
       if (idx.unique) {
         idx.place = static_cast<Index::Place>(pick(idx.columns.size() == 1 ? 4 : 3));
@@ -286,6 +287,15 @@ class TableDiff {
     return n;
   }
   bool in_unique_index(const std::string& column) const { return unique_indexes_with(column) > 0; }
+  // The constraints that setting `column` to one value in every row can
+  // trip on some rows and not others: its unique indexes, and the table
+  // CHECK when it compares the column with another. (A column's own CHECK
+  // sees only the new value, the same in every row.)
+  int row_dependent_refusals(const std::string& column) const {
+    const bool in_table_check =
+        !table_check_.empty() && (column == columns_[0].name || column == columns_[1].name);
+    return unique_indexes_with(column) + (in_table_check ? 1 : 0);
+  }
 
   // The CREATE TABLE's columns and constraints, the same for both tables.
   std::string column_defs() const {
@@ -632,11 +642,13 @@ class TableDiff {
         if (in_unique_index(c.name) && (clause == " OR IGNORE" || clause == " OR REPLACE")) clause = "";
         strict_ = risky_clause(clause) || key_.empty();
         const std::string value = pick(3) == 0 ? c.name : maybe_null(c);
-        // With two unique indexes on the column, which one a multi-row
-        // UPDATE reports depends on the order rows are changed in: a
-        // native table changes them in key order, a virtual table in the
-        // order it found them. One row, then.
-        if (unique_indexes_with(c.name) > 1) {
+        // With two constraints that refuse some rows (two unique indexes
+        // on the column, or one and a CHECK comparing it with another
+        // column), which one a multi-row UPDATE reports depends on the
+        // order rows are changed in: a native table changes them in key
+        // order or in the order of the index it reads, a virtual table in
+        // the order it found them. One row, then.
+        if (row_dependent_refusals(c.name) > 1) {
           return "UPDATE" + clause + " @T SET " + c.name + " = " + value + " WHERE " + key_match();
         }
         return "UPDATE" + clause + " @T SET " + c.name + " = " + value + write_where();
