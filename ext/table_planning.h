@@ -15,7 +15,8 @@
 //                      the scan into a full scan of the candidate
 //           bit 10     key order: the statement reads raw_key (an UPDATE or
 //                      DELETE) through an index; the rows are held and
-//                      returned in primary key order (see below)
+//                      returned in primary key order (best_index_table()
+//                      says why)
 //           bit 11     waits: xFilter gets values after the plan's, of terms
 //                      the plan does not use but takes so that SQLite runs
 //                      the scan inside the loops they come from; the scan
