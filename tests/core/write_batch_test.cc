@@ -216,7 +216,9 @@ TEST(WriteBatchTest, UndoToMarkRestoresTheBatchAsItWas) {
       const WriteBatch::Entry* e = b.find(key);
       ASSERT_NE(e, nullptr) << key;
       EXPECT_EQ(e->has_value, value.has_value()) << key;
-      if (value) EXPECT_EQ(e->value, *value) << key;
+      if (value) {
+        EXPECT_EQ(e->value, *value) << key;
+      }
     }
     std::vector<std::string> keys;
     for (const auto& [key, i] : b.ordered()) keys.emplace_back(key);
