@@ -993,10 +993,11 @@ Status TableLayout::split_row(BytesView key, BytesView value, Elements* row,
 
 namespace {
 
-// Frames and decodes `want` elements of `in` straight into the columns
-// `to[0..want)` name; false unless they are exactly all of `in`.
-bool frame_columns(BytesView in, const int* to, size_t want, BytesView* cols,
-                   TableLayout::ColumnScalar* out) {
+// Frames and decodes the first `want` elements of `in` straight into the
+// columns `to[0..want)` name; their size, or npos when `in` does not begin
+// with that many.
+inline size_t frame_leading_columns(BytesView in, const int* to, size_t want, BytesView* cols,
+                                    TableLayout::ColumnScalar* out) {
   const char* const data = in.data();
   const size_t size = in.size();
   size_t pos = 0;
@@ -1004,11 +1005,17 @@ bool frame_columns(BytesView in, const int* to, size_t want, BytesView* cols,
     const BytesView rest(data + pos, size - pos);
     TableLayout::ColumnScalar& dst = out[to[i]];
     size_t n = frame_element(rest, &dst.element, &dst.as);
-    if (n == 0 && !element_size(rest, &n).ok()) return false;
+    if (n == 0 && !element_size(rest, &n).ok()) return BytesView::npos;
     cols[to[i]] = BytesView(data + pos, n);
     pos += n;
   }
-  return pos == size;
+  return pos;
+}
+
+// The same, false unless the `want` elements are exactly all of `in`.
+bool frame_columns(BytesView in, const int* to, size_t want, BytesView* cols,
+                   TableLayout::ColumnScalar* out) {
+  return frame_leading_columns(in, to, want, cols, out) == in.size();
 }
 
 }  // namespace
@@ -1038,6 +1045,34 @@ Status TableLayout::read_row(BytesView key, BytesView value, Elements* row, Scal
   // Values, then key_copies (value_columns_ holds both, in that order).
   if (!frame_columns(value, value_columns_.data(), value_columns_.size(), row->data(), scalars->data())) {
     return Status::Corruption("table: a row value with the wrong number of columns");
+  }
+  return Status::OK();
+}
+
+Status TableLayout::read_index_entry(size_t i, BytesView entry, Elements* row, Scalars* scalars,
+                                     BytesView* key_elements) const {
+  const Bytes& p = index_prefixes_[i];
+  if (!has_prefix(entry, p)) {
+    return Status::Corruption("table: an index entry outside its index");
+  }
+  const size_t ncols = schema_.columns.size();
+  if (row->size() != ncols) row->resize(ncols);
+  if (scalars->size() != ncols) scalars->resize(ncols);
+  const BytesView body(entry.data() + p.size(), entry.size() - p.size());
+  const std::vector<int>& indexed = schema_.indexes[i].columns;
+  const size_t n = frame_leading_columns(body, indexed.data(), indexed.size(), row->data(), scalars->data());
+  if (n == BytesView::npos) return Status::Corruption("table: a short index entry");
+  *key_elements = BytesView(body.data() + n, body.size() - n);
+  if (schema_.key.empty()) {
+    if (!split_elements(*key_elements, 1, [](size_t, BytesView) {})) {
+      return Status::Corruption("table: an index entry with the wrong number of key elements");
+    }
+    if (!is_implicit_key(*key_elements)) {
+      return Status::Corruption("table: an index entry whose implicit key is not an int64");
+    }
+  } else if (!frame_columns(*key_elements, schema_.key.data(), schema_.key.size(), row->data(),
+                            scalars->data())) {
+    return Status::Corruption("table: an index entry with the wrong number of key elements");
   }
   return Status::OK();
 }

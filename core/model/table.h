@@ -270,6 +270,14 @@ class TableLayout {
   // only: elements are validated when decoded.
   Status split_index(size_t i, BytesView entry, Elements* indexed, BytesView* key_elements,
                      Elements* key_parts = nullptr) const;
+  // split_index for a scan that reads its columns from the entry alone:
+  // the indexed values, then the key elements, framed and decoded into the
+  // columns they belong to, as read_row() does for a row (a column in
+  // both takes its key element; a column keyed by collation gets that
+  // key, not its value). Columns the entry does not hold are left as they
+  // were. The same errors as split_index.
+  Status read_index_entry(size_t i, BytesView entry, Elements* row, Scalars* scalars,
+                          BytesView* key_elements) const;
 
  private:
   TableSchema schema_;

@@ -713,6 +713,96 @@ TEST(TableRowsTest, SplitIndexAndCorruption) {
   EXPECT_EQ(f.layout.split_index(0, key, &indexed, &ke).code(), StatusCode::kCorruption);
 }
 
+// read_index_entry puts into each column the element split_index gives it
+// (the indexed value, or the key part where the column is keyed), decodes
+// what decode_scalar_element would, leaves other columns alone, and
+// refuses the damaged entries split_index refuses with the same message.
+void expect_read_index_entry_matches_split_index(const TableLayout& layout, size_t i, BytesView entry) {
+  TableLayout::Elements indexed, parts;
+  BytesView split_ke;
+  const Status want = layout.split_index(i, entry, &indexed, &split_ke, &parts);
+  const size_t n = layout.schema().columns.size();
+  const BytesView untouched("untouched");
+  TableLayout::Elements read(n, untouched);
+  TableLayout::Scalars scalars(n);
+  BytesView read_ke;
+  const Status got = layout.read_index_entry(i, entry, &read, &scalars, &read_ke);
+  ASSERT_EQ(got.code(), want.code()) << got.message() << " / " << want.message();
+  if (!want.ok()) {
+    EXPECT_EQ(got.message(), want.message());
+    return;
+  }
+  EXPECT_EQ(read_ke, split_ke);
+  TableLayout::Elements expected(n, untouched);
+  const std::vector<int>& cols = layout.schema().indexes[i].columns;
+  for (size_t k = 0; k < cols.size(); ++k) expected[static_cast<size_t>(cols[k])] = indexed[k];
+  const std::vector<int>& key = layout.schema().key;
+  for (size_t k = 0; k < key.size(); ++k) expected[static_cast<size_t>(key[k])] = parts[k];
+  ASSERT_EQ(read.size(), n);
+  for (size_t c = 0; c < n; ++c) {
+    EXPECT_EQ(read[c], expected[c]) << c;
+    if (read[c] == untouched) {
+      EXPECT_EQ(scalars[c].as, FramedAs::kOther) << c;
+      continue;
+    }
+    ScalarElement direct;
+    const bool scalar = decode_scalar_element(read[c], &direct);
+    const TableLayout::ColumnScalar& s = scalars[c];
+    EXPECT_EQ(s.as != FramedAs::kOther && (s.as == FramedAs::kScalar || scalar_text_is_valid(s.element)),
+              scalar)
+        << c;
+    if (scalar) {
+      EXPECT_EQ(s.element.type, direct.type) << c;
+      EXPECT_EQ(s.element.int_value, direct.int_value) << c;
+      EXPECT_EQ(s.element.payload, direct.payload) << c;
+    }
+  }
+}
+
+TEST(TableRowsTest, ReadIndexEntrySplitsAsSplitIndexAndDecodesScalars) {
+  const std::vector<std::vector<std::string>> schemas = {
+      {"a TEXT", "b INTEGER", "c", "d REAL", "PRIMARY KEY(b, a)", "INDEX by_c(c, a)", "INDEX by_d(d)"},
+      {"name TEXT COLLATE NOCASE", "n INTEGER", "v", "PRIMARY KEY(name, n)", "INDEX by_v(v, name)"},
+      {"x", "y TEXT", "INDEX by_y(y)"},
+  };
+  for (const auto& decl : schemas) {
+    Fixture f(decl);
+    const size_t n = f.layout.schema().columns.size();
+    const std::string with_nul("n\0ul", 4), nul_ff("\0\xff", 2);
+    const std::vector<SqlValue> samples = {text("x"), text("A\xc3\xa9"), text(with_nul),
+                                           integer(5), integer(-300), SqlValue(), real(2.5),
+                                           blob(nul_ff), blob("")};
+    for (size_t k = 0; k < samples.size(); ++k) {
+      std::vector<SqlValue> vals;
+      for (size_t c = 0; c < n; ++c) {
+        const bool keyed = std::find(f.layout.schema().key.begin(), f.layout.schema().key.end(),
+                                     static_cast<int>(c)) != f.layout.schema().key.end();
+        const SqlValue& v = samples[(k + c) % samples.size()];
+        vals.push_back(keyed && v.kind == SqlValue::Kind::kNull ? integer(static_cast<int64_t>(k)) : v);
+      }
+      TableLayout::Elements r = f.row(vals);
+      Bytes key_elements;
+      if (f.layout.schema().key.empty()) {
+        ASSERT_TRUE(append_element(integer(static_cast<int64_t>(k)), &key_elements).ok());
+      } else {
+        f.layout.make_key_elements(r, &key_elements);
+      }
+      for (size_t i = 0; i < f.layout.schema().indexes.size(); ++i) {
+        Bytes entry;
+        f.layout.index_key(i, r, key_elements, &entry);
+        SCOPED_TRACE(decl[0] + " sample " + std::to_string(k) + " index " + std::to_string(i));
+        expect_read_index_entry_matches_split_index(f.layout, i, entry);
+        // Damaged entries fail alike.
+        expect_read_index_entry_matches_split_index(f.layout, i, entry + "\x14");
+        expect_read_index_entry_matches_split_index(f.layout, i, entry.substr(0, entry.size() - 1));
+        expect_read_index_entry_matches_split_index(f.layout, i, entry.substr(0, f.layout.index_prefix(i).size()));
+        expect_read_index_entry_matches_split_index(f.layout, i, f.layout.index_prefix(i) + "\x02y\x00\x02z\x00");
+        expect_read_index_entry_matches_split_index(f.layout, i, "\x01");
+      }
+    }
+  }
+}
+
 TEST(TableRowsTest, IndexEntriesMapToTheirRows) {
   Fixture f({"a TEXT", "b INTEGER", "c", "PRIMARY KEY(b, a)", "INDEX by_c(c, a)", "INDEX by_b(b)"});
   TableLayout::Elements r = f.row({text("x"), integer(5), real(2.5)});
