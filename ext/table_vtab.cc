@@ -390,6 +390,7 @@ struct TableCursor : sqlite3_vtab_cursor {
     return !table()->in_transaction || !sqlite3_vtab_nochange(ctx);
   }
   int column_slow(sqlite3_context* ctx, int i);  // every other case, errors included
+  int column_error(sqlite3_context* ctx, const Status& s);
   // After read_row() filled scalars_ (and row_) for the current row.
   void scalars_read() {
     scalars_valid_ = !one_row_in_fresh_registers_;
@@ -437,8 +438,10 @@ struct TableCursor : sqlite3_vtab_cursor {
     const BytesView all(arena_);
     return on_pair(all.substr(p.key_at, p.key_size), all.substr(p.key_at + p.key_size, p.value_size));
   }
-  // The store's current pair -> the row's columns.
+  // The store's current pair -> the row's columns (a covering entry's
+  // when split_entry() is first asked).
   Status on_pair(BytesView key, BytesView value);
+  Status split_entry();
   static std::vector<int> whole_key_terms(const Plan& plan, const Candidate& c);
   bool whole_key_spec(int argc, sqlite3_value** argv);
   // Mapped scans: whether the current entry's row exists.
@@ -477,7 +480,7 @@ struct TableCursor : sqlite3_vtab_cursor {
   // (empty when the plan is not a lookup by the whole integer key).
   std::vector<int> plan_key_terms_;
   int plan_last_column_ = -1;  // the last key position plan_ has a term on
-  model::TableLayout::Elements row_, indexed_, key_parts_;
+  model::TableLayout::Elements row_, indexed_;
   // Row reads (not covering index entries) also decode the row's scalars.
   model::TableLayout::Scalars scalars_;
   bool scalars_valid_ = false;
@@ -486,6 +489,10 @@ struct TableCursor : sqlite3_vtab_cursor {
   bool scalars_for_fresh_registers_ = false;
   BytesView key_elements_;
   Bytes raw_buf_;
+  // A covering scan's current entry (valid until the scan moves) and
+  // whether row_, scalars_ and key_elements_ hold it yet.
+  BytesView entry_;
+  bool entry_split_ = true;
 };
 
 TableVtab::TableVtab() : sqlite3_vtab{} {}
@@ -627,37 +634,46 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
   const Candidate& c = t->candidates[cand_];
   scalars_valid_ = false;
   scalars_for_fresh_registers_ = false;
+  entry_split_ = true;
   if (!c.is_index) {
     TUPLEKV_RETURN_IF_ERROR(t->layout.read_row(key, value, &row_, &scalars_, &key_elements_));
     scalars_read();
     return Status::OK();
   }
-  TUPLEKV_RETURN_IF_ERROR(
-      t->layout.split_index(c.index, key, &indexed_, &key_elements_, covering_ ? &key_parts_ : nullptr));
-  if (!covering_) {
-    // A mapped scan: `value` is the row the entry points at.
-    if (!row_found()) {
-      return Status::Corruption("table: index " + t->table.indexes[c.index].name +
-                                " has an entry without a row (SELECT tuplekv_check('" + t->name +
-                                "') tells more)");
-    }
-    fetch_key_.assign(t->layout.row_prefix());
-    fetch_key_.append(key_elements_);
-    BytesView row_key_elements;
-    TUPLEKV_RETURN_IF_ERROR(t->layout.read_row(fetch_key_, value, &row_, &scalars_, &row_key_elements));
-    key_elements_ = row_key_elements;
-    scalars_read();
+  if (covering_) {
+    // The columns come from the entry itself, split when the first one is
+    // read: a statement that reads none (count(*), EXISTS) pays for the
+    // scan alone, as a native count over an index decodes no entry.
+    entry_ = key;
+    entry_split_ = false;
     return Status::OK();
   }
-  // Covering: the columns come from the entry itself.
-  row_.assign(t->ncols(), BytesView());
-  const auto& cols = t->table.indexes[c.index].columns;
-  for (size_t k = 0; k < cols.size(); ++k) row_[static_cast<size_t>(cols[k])] = indexed_[k];
-  if (!t->table.implicit_key()) {
-    for (size_t k = 0; k < t->table.key.size(); ++k) {
-      row_[static_cast<size_t>(t->table.key[k])] = key_parts_[k];
-    }
+  TUPLEKV_RETURN_IF_ERROR(t->layout.split_index(c.index, key, &indexed_, &key_elements_, nullptr));
+  // A mapped scan: `value` is the row the entry points at.
+  if (!row_found()) {
+    return Status::Corruption("table: index " + t->table.indexes[c.index].name +
+                              " has an entry without a row (SELECT tuplekv_check('" + t->name +
+                              "') tells more)");
   }
+  fetch_key_.assign(t->layout.row_prefix());
+  fetch_key_.append(key_elements_);
+  BytesView row_key_elements;
+  TUPLEKV_RETURN_IF_ERROR(t->layout.read_row(fetch_key_, value, &row_, &scalars_, &row_key_elements));
+  key_elements_ = row_key_elements;
+  scalars_read();
+  return Status::OK();
+}
+
+Status TableCursor::split_entry() {
+  TableVtab* t = table();
+  // Only the entry's columns are read, but none keeps the last row's.
+  row_.assign(t->ncols(), BytesView());
+  scalars_.resize(t->ncols());
+  for (model::TableLayout::ColumnScalar& c : scalars_) c.as = FramedAs::kOther;
+  TUPLEKV_RETURN_IF_ERROR(
+      t->layout.read_index_entry(t->candidates[cand_].index, entry_, &row_, &scalars_, &key_elements_));
+  entry_split_ = true;
+  scalars_read();
   return Status::OK();
 }
 
@@ -760,6 +776,11 @@ Status TableCursor::next() {
 
 int TableCursor::column(sqlite3_context* ctx, int i) {
   // table_column() has tried column_scalar() already.
+  if (!entry_split_) {
+    // The first column read of a covering scan's entry.
+    if (const Status s = split_entry(); !s.ok()) return column_error(ctx, s);
+    if (column_scalar(ctx, i)) return SQLITE_OK;
+  }
   if (scalars_valid_) return column_slow(ctx, i);
   if (scalars_for_fresh_registers_) {
     // column_scalar() with the other kind of result.
@@ -768,21 +789,13 @@ int TableCursor::column(sqlite3_context* ctx, int i) {
     if (wants_value(ctx)) result_scalar_element_in_fresh_register(ctx, *e);
     return SQLITE_OK;
   }
-  // A covering index entry: a column holding a common scalar, no Status at all.
-  TableVtab* t = table();
-  ScalarElement e;
-  if (i != t->raw_column && static_cast<size_t>(i) < row_.size() &&
-      decode_scalar_element(row_[static_cast<size_t>(i)], &e)) {
-    // An UPDATE reads the columns it keeps from the stored row itself.
-    if (!sqlite3_vtab_nochange(ctx)) result_scalar_element(ctx, e);
-    return SQLITE_OK;
-  }
   return column_slow(ctx, i);
 }
 
 int TableCursor::column_slow(sqlite3_context* ctx, int i) {
   TableVtab* t = table();
   Status s;
+  if (!entry_split_ && !(s = split_entry()).ok()) return column_error(ctx, s);
   if (i == t->raw_column) {
     raw_buf_.assign(t->layout.row_prefix());
     raw_buf_.append(key_elements_);
@@ -801,12 +814,17 @@ int TableCursor::column_slow(sqlite3_context* ctx, int i) {
     if (read.ok()) return SQLITE_OK;
     s = std::move(read);
   }
-  const Status ctx_s = with_store_context(s, kModule, t->name);
+  return column_error(ctx, s);
+}
+
+int TableCursor::column_error(sqlite3_context* ctx, const Status& s) {
+  const Status ctx_s = with_store_context(s, kModule, table()->name);
   set_result_error(ctx, ctx_s);
   return sqlite_code(ctx_s);
 }
 
 Status TableCursor::rowid(sqlite3_int64* out) {
+  if (!entry_split_) TUPLEKV_RETURN_IF_ERROR(split_entry());
   TupleReader r(key_elements_);
   if (!table()->table.implicit_key() || !r.next() || r.type() != ElementType::kInt) {
     return Status::Internal("tuplekv internal error: no rowid");
