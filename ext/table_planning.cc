@@ -698,7 +698,7 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   const std::string text = label + describe(chosen.plan, c.columns);
   info->idxNum = static_cast<int>(best) | (chosen.covering && c.is_index ? kIdxCovering : 0) |
                  (chosen.ambiguous ? kIdxAmbiguous : 0) | (key_order ? kIdxKeyOrder : 0) |
-                 (chosen.waits_on.empty() ? 0 : kIdxWaits) |
+                 (chosen.waits_on.empty() ? 0 : kIdxWaits) | (info->colUsed == 0 ? kIdxNoColumns : 0) |
                  static_cast<int>(label.size() << kIdxLabelShift);
   info->idxStr = sqlite3_mprintf("%s", text.c_str());
   if (info->idxStr == nullptr) return SQLITE_NOMEM;

@@ -21,6 +21,8 @@
 //                      the plan does not use but takes so that SQLite runs
 //                      the scan inside the loops they come from; the scan
 //                      ignores them
+//           bit 12     reads no column (colUsed is 0: count(*), EXISTS): a
+//                      row is decoded only if something still asks for it
 //           bits 16-30 length of the label before the plan text
 //   idxStr  label + the plan text of core/plan.h over the candidate's
 //           positions, e.g. `index region_idx: range region=?1` or
@@ -79,6 +81,7 @@ inline constexpr int kIdxCovering = 0x100;
 inline constexpr int kIdxAmbiguous = 0x200;
 inline constexpr int kIdxKeyOrder = 0x400;
 inline constexpr int kIdxWaits = 0x800;
+inline constexpr int kIdxNoColumns = 0x1000;
 inline constexpr int kIdxLabelShift = 16;
 
 // xBestIndex of table `t`: fills `info` (idxNum, idxStr, costs, argvIndex

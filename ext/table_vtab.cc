@@ -438,8 +438,8 @@ struct TableCursor : sqlite3_vtab_cursor {
     const BytesView all(arena_);
     return on_pair(all.substr(p.key_at, p.key_size), all.substr(p.key_at + p.key_size, p.value_size));
   }
-  // The store's current pair -> the row's columns (a covering entry's
-  // when split_entry() is first asked).
+  // The store's current pair -> the row's columns (of a covering entry,
+  // or in a scan reading no column, when split_entry() is first asked).
   Status on_pair(BytesView key, BytesView value);
   Status split_entry();
   static std::vector<int> whole_key_terms(const Plan& plan, const Candidate& c);
@@ -489,10 +489,12 @@ struct TableCursor : sqlite3_vtab_cursor {
   bool scalars_for_fresh_registers_ = false;
   BytesView key_elements_;
   Bytes raw_buf_;
-  // A covering scan's current entry (valid until the scan moves) and
+  // The current pair of a scan that decodes it only when asked (a covering
+  // scan, or one reading no column; valid until the scan moves), and
   // whether row_, scalars_ and key_elements_ hold it yet.
-  BytesView entry_;
+  BytesView entry_, entry_value_;
   bool entry_split_ = true;
+  bool reads_no_column_ = false;
 };
 
 TableVtab::TableVtab() : sqlite3_vtab{} {}
@@ -538,6 +540,7 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
     return Status::Internal("tuplekv internal error: candidate " + std::to_string(cand_));
   }
   covering_ = (idx_num & kIdxCovering) != 0;
+  reads_no_column_ = (idx_num & kIdxNoColumns) != 0;
   key_ordered_ = (idx_num & kIdxKeyOrder) != 0 && t->candidates[cand_].is_index;
   const bool ambiguous = (idx_num & kIdxAmbiguous) != 0;
   if (idx_str == nullptr) idx_str = "";
@@ -636,6 +639,13 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
   scalars_for_fresh_registers_ = false;
   entry_split_ = true;
   if (!c.is_index) {
+    if (reads_no_column_) {
+      // Decoded only if something asks (the rowid of an implicit key).
+      entry_ = key;
+      entry_value_ = value;
+      entry_split_ = false;
+      return Status::OK();
+    }
     TUPLEKV_RETURN_IF_ERROR(t->layout.read_row(key, value, &row_, &scalars_, &key_elements_));
     scalars_read();
     return Status::OK();
@@ -645,6 +655,7 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
     // read: a statement that reads none (count(*), EXISTS) pays for the
     // scan alone, as a native count over an index decodes no entry.
     entry_ = key;
+    entry_value_ = value;
     entry_split_ = false;
     return Status::OK();
   }
@@ -666,12 +677,16 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
 
 Status TableCursor::split_entry() {
   TableVtab* t = table();
-  // Only the entry's columns are read, but none keeps the last row's.
-  row_.assign(t->ncols(), BytesView());
-  scalars_.resize(t->ncols());
-  for (model::TableLayout::ColumnScalar& c : scalars_) c.as = FramedAs::kOther;
-  TUPLEKV_RETURN_IF_ERROR(
-      t->layout.read_index_entry(t->candidates[cand_].index, entry_, &row_, &scalars_, &key_elements_));
+  const Candidate& c = t->candidates[cand_];
+  if (!c.is_index) {
+    TUPLEKV_RETURN_IF_ERROR(t->layout.read_row(entry_, entry_value_, &row_, &scalars_, &key_elements_));
+  } else {
+    // Only the entry's columns are read, but none keeps the last row's.
+    row_.assign(t->ncols(), BytesView());
+    scalars_.resize(t->ncols());
+    for (model::TableLayout::ColumnScalar& s : scalars_) s.as = FramedAs::kOther;
+    TUPLEKV_RETURN_IF_ERROR(t->layout.read_index_entry(c.index, entry_, &row_, &scalars_, &key_elements_));
+  }
   entry_split_ = true;
   scalars_read();
   return Status::OK();
@@ -777,7 +792,7 @@ Status TableCursor::next() {
 int TableCursor::column(sqlite3_context* ctx, int i) {
   // table_column() has tried column_scalar() already.
   if (!entry_split_) {
-    // The first column read of a covering scan's entry.
+    // The first column read of a pair decoded only when asked.
     if (const Status s = split_entry(); !s.ok()) return column_error(ctx, s);
     if (column_scalar(ctx, i)) return SQLITE_OK;
   }

@@ -805,6 +805,37 @@ TEST_P(TableVtabTest, ACoveringScanSplitsAnEntryOnlyWhenAColumnIsRead) {
   EXPECT_THAT(db_.value("SELECT tuplekv_check('users')"), HasSubstr("region_idx"));
 }
 
+// A row scan of a statement that reads no column (count(*) over a table
+// without an index, EXISTS) decodes no row either, unless the rowid of an
+// implicit key is asked for.
+TEST_P(TableVtabTest, AScanReadingNoColumnDecodesARowOnlyForItsRowid) {
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE p USING tuplekv_table(g INTEGER, v TEXT, PRIMARY KEY(g)" +
+                       store_option() + "); CREATE VIRTUAL TABLE q USING tuplekv_table(v TEXT" + store_option() +
+                       "); INSERT INTO p VALUES (1, 'a'), (2, 'b'), (3, 'c');"
+                       " INSERT INTO q(rowid, v) VALUES (10, 'x'), (-4, 'y');"));
+  EXPECT_THAT(plan("SELECT count(*) FROM p"), HasSubstr("primary key: full"));
+  EXPECT_EQ(db_.value("SELECT count(*) FROM p"), "3");
+  EXPECT_EQ(db_.value("SELECT EXISTS (SELECT 1 FROM p)"), "1");
+  EXPECT_EQ(db_.rows("SELECT rowid FROM q"), (Rows{{"-4"}, {"10"}}));
+  EXPECT_EQ(db_.rows("SELECT count(*), max(rowid) FROM q"), (Rows{{"2", "10"}}));
+  EXPECT_EQ(db_.rows("SELECT g, v FROM p WHERE g > 1"), (Rows{{"2", "b"}, {"3", "c"}}));
+  if (GetParam() != "sqlite") return;
+
+  // A row whose value holds one column too many.
+  ASSERT_TRUE(db_.exec("UPDATE p_kv SET v = tuple_pack('b', 7) WHERE k = tuple_pack('p', 2);"
+                       "UPDATE q_kv SET v = tuple_pack('x', 7) WHERE k = tuple_pack('q', 10)"));
+  EXPECT_EQ(db_.value("SELECT count(*) FROM p"), "3");
+  const std::string damaged =
+      "tuplekv_table: corrupt store of @T: table: a row value with the wrong number of columns";
+  for (const char* sql : {"SELECT * FROM p", "SELECT g FROM p"}) {
+    EXPECT_EQ(db_.error_code(sql) & 0xff, SQLITE_CORRUPT) << sql;
+    EXPECT_EQ(db_.error(sql), on(damaged, "p")) << sql;
+  }
+  EXPECT_EQ(db_.value("SELECT count(*) FROM q"), "2");
+  EXPECT_EQ(db_.error_code("SELECT rowid FROM q") & 0xff, SQLITE_CORRUPT);
+  EXPECT_EQ(db_.error("SELECT rowid FROM q"), on(damaged, "q"));
+}
+
 TEST_P(TableVtabTest, WhatSqliteRefusesVirtualTablesComesThroughAndChangesNothing) {
   const Rows before = db_.rows("SELECT * FROM users ORDER BY user_id");
   EXPECT_EQ(db_.error("UPDATE users SET name = 'x' WHERE user_id = 1 RETURNING name"),
