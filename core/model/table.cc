@@ -859,6 +859,7 @@ Result<TableLayout> TableLayout::make(const TableSchema& schema, std::string_vie
   l.schema_ = schema;
   l.value_columns_ = schema.values;
   l.value_columns_.insert(l.value_columns_.end(), schema.key_copies.begin(), schema.key_copies.end());
+  l.map_sources();
   TUPLEKV_RETURN_IF_ERROR(l.rebind(subspace));
   for (const TableIndex& idx : schema.indexes) {
     Bytes p;
@@ -867,6 +868,25 @@ Result<TableLayout> TableLayout::make(const TableSchema& schema, std::string_vie
   }
   l.map_indexes_to_rows();
   return l;
+}
+
+void TableLayout::map_sources() {
+  sources_.assign(schema_.columns.size(), ColumnSource{});
+  key_targets_.assign(schema_.key_size(), -1);
+  for (size_t k = 0; k < schema_.key.size(); ++k) {
+    const int c = schema_.key[k];
+    sources_[static_cast<size_t>(c)] = ColumnSource{0, static_cast<uint32_t>(k)};
+    key_targets_[k] = c;
+  }
+  // The value's elements come after the key's in read_row() and win.
+  for (size_t v = 0; v < value_columns_.size(); ++v) {
+    const int c = value_columns_[v];
+    sources_[static_cast<size_t>(c)] = ColumnSource{1, static_cast<uint32_t>(v)};
+    for (int& t : key_targets_) {
+      if (t == c) t = -1;
+    }
+  }
+  every_key_element_read_ = std::find(key_targets_.begin(), key_targets_.end(), -1) == key_targets_.end();
 }
 
 Status TableLayout::rebind(std::string_view subspace) {
@@ -1046,6 +1066,74 @@ Status TableLayout::read_row(BytesView key, BytesView value, Elements* row, Scal
   if (!frame_columns(value, value_columns_.data(), value_columns_.size(), row->data(), scalars->data())) {
     return Status::Corruption("table: a row value with the wrong number of columns");
   }
+  return Status::OK();
+}
+
+Status TableLayout::start_row(BytesView key, BytesView value, PartialRow* p,
+                              BytesView* key_elements) const {
+  if (!has_prefix(key, row_prefix_)) {
+    return Status::Corruption("table: a row key outside the table's subspace");
+  }
+  *key_elements = BytesView(key.data() + row_prefix_.size(), key.size() - row_prefix_.size());
+  *p = PartialRow{};
+  p->parts[0] = *key_elements;
+  p->parts[1] = value;
+  return Status::OK();
+}
+
+namespace {
+
+// The messages read_row() gives for a part that does not hold its elements.
+Status wrong_element_count(size_t part) {
+  return Status::Corruption(part == 0 ? "table: a row key with the wrong number of key elements"
+                                      : "table: a row value with the wrong number of columns");
+}
+
+}  // namespace
+
+Status TableLayout::read_column(int c, PartialRow* p, Elements* row, Scalars* scalars) const {
+  const ColumnSource& src = sources_[static_cast<size_t>(c)];
+  return frame_through(src.part, src.place, p, row, scalars);
+}
+
+Status TableLayout::read_key(PartialRow* p, Elements* row, Scalars* scalars) const {
+  TUPLEKV_RETURN_IF_ERROR(frame_through(0, schema_.key_size() - 1, p, row, scalars));
+  if (schema_.key.empty() && !is_implicit_key(p->parts[0])) {
+    return Status::Corruption("table: an implicit row key that is not an int64");
+  }
+  return Status::OK();
+}
+
+Status TableLayout::frame_through(size_t part, size_t place, PartialRow* p, Elements* row,
+                                  Scalars* scalars) const {
+  size_t framed = p->framed[part];
+  if (framed > place) return Status::OK();
+  const int* const to = part == 0 ? key_targets_.data() : value_columns_.data();
+  const size_t count = part == 0 ? key_targets_.size() : value_columns_.size();
+  const char* const data = p->parts[part].data();
+  const size_t size = p->parts[part].size();
+  size_t at = p->at[part];
+  if (part == 1 || every_key_element_read_) {
+    // Every element goes to a column: read_row's own loop.
+    const size_t n = frame_leading_columns(BytesView(data + at, size - at), to + framed, place + 1 - framed,
+                                           row->data(), scalars->data());
+    if (n == BytesView::npos) return wrong_element_count(part);
+    at += n;
+    framed = place + 1;
+  } else {
+    ColumnScalar unused;  // an element no column is read from
+    for (; framed <= place; ++framed) {
+      const BytesView rest(data + at, size - at);
+      ColumnScalar& dst = to[framed] >= 0 ? (*scalars)[static_cast<size_t>(to[framed])] : unused;
+      size_t n = frame_element(rest, &dst.element, &dst.as);
+      if (n == 0 && !element_size(rest, &n).ok()) return wrong_element_count(part);
+      if (to[framed] >= 0) (*row)[static_cast<size_t>(to[framed])] = BytesView(data + at, n);
+      at += n;
+    }
+  }
+  p->framed[part] = framed;
+  p->at[part] = at;
+  if (framed == count && at != size) return wrong_element_count(part);
   return Status::OK();
 }
 

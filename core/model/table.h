@@ -270,6 +270,28 @@ class TableLayout {
   // only: elements are validated when decoded.
   Status split_index(size_t i, BytesView entry, Elements* indexed, BytesView* key_elements,
                      Elements* key_parts = nullptr) const;
+  // read_row one column at a time, for scans that read few of a row's
+  // columns: a row being read and how far each of its parts (the key
+  // elements after the row prefix, and the value) has been framed.
+  struct PartialRow {
+    BytesView parts[2];          // [0] key elements, [1] value
+    size_t framed[2] = {0, 0};   // elements framed so far
+    size_t at[2] = {0, 0};       // and the bytes they take
+  };
+  // Begins reading a row, checking only that its key is in the table's
+  // subspace; *key_elements as read_row gives it.
+  Status start_row(BytesView key, BytesView value, PartialRow* p, BytesView* key_elements) const;
+  // Frames and decodes the row's elements up to the one column c is stored
+  // in (read_row() stores it in (*row)[c] and (*scalars)[c], and so does
+  // this), and those before it in the same part into their columns. Once a
+  // part's last element is framed, checks the part holds no more, with
+  // read_row's message; the other part is not looked at.
+  // REQUIRES: *row and *scalars have a place per column.
+  Status read_column(int c, PartialRow* p, Elements* row, Scalars* scalars) const;
+  // Frames the whole key part: what read_row checks of the key, including
+  // that an implicit key is an int64.
+  Status read_key(PartialRow* p, Elements* row, Scalars* scalars) const;
+
   // split_index for a scan that reads its columns from the entry alone:
   // the indexed values, then the key elements, framed and decoded into the
   // columns they belong to, as read_row() does for a row (a column in
@@ -289,6 +311,21 @@ class TableLayout {
   std::vector<KeyMapping> index_to_row_;
   // The columns a stored value holds, in order: values, then key_copies.
   std::vector<int> value_columns_;
+  // Per column: which part of a stored row read_row() takes it from (1:
+  // the value, which holds a collated key column's own value; 0: the key)
+  // and its place there. Per key element: the column it is read into, or
+  // -1 where the value holds the column (or there is none, for an
+  // implicit key).
+  struct ColumnSource {
+    uint8_t part = 0;
+    uint32_t place = 0;
+  };
+  std::vector<ColumnSource> sources_;
+  std::vector<int> key_targets_;
+  bool every_key_element_read_ = false;  // no -1 in key_targets_
+  void map_sources();
+  // PartialRow's framing of `part` through its element `place`.
+  Status frame_through(size_t part, size_t place, PartialRow* p, Elements* row, Scalars* scalars) const;
 };
 
 // Rows and their index entries over a store: every write keeps the indexes

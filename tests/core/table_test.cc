@@ -601,6 +601,38 @@ void expect_read_row_matches_split_row(const TableLayout& layout, BytesView key,
   }
 }
 
+// Reading a row column by column (start_row, read_column, read_key), in
+// `order`, gives each column what read_row gives it, and fails where
+// read_row fails with its message: a row damaged in one part only.
+void expect_partial_row_matches_read_row(const TableLayout& layout, BytesView key, BytesView value,
+                                         const std::vector<int>& order) {
+  const size_t n = layout.schema().columns.size();
+  TableLayout::Elements want_row;
+  TableLayout::Scalars want_scalars;
+  BytesView want_ke;
+  const Status want = layout.read_row(key, value, &want_row, &want_scalars, &want_ke);
+  TableLayout::Elements row(n);
+  TableLayout::Scalars scalars(n);
+  TableLayout::PartialRow p;
+  BytesView ke;
+  Status got = layout.start_row(key, value, &p, &ke);
+  for (size_t k = 0; got.ok() && k < order.size(); ++k) got = layout.read_column(order[k], &p, &row, &scalars);
+  if (got.ok()) got = layout.read_key(&p, &row, &scalars);
+  ASSERT_EQ(got.code(), want.code()) << got.message() << " / " << want.message();
+  if (!want.ok()) {
+    EXPECT_EQ(got.message(), want.message());
+    return;
+  }
+  EXPECT_EQ(ke, want_ke);
+  for (size_t c = 0; c < n; ++c) {
+    EXPECT_EQ(row[c], want_row[c]) << c;
+    EXPECT_EQ(scalars[c].as, want_scalars[c].as) << c;
+    EXPECT_EQ(scalars[c].element.type, want_scalars[c].element.type) << c;
+    EXPECT_EQ(scalars[c].element.int_value, want_scalars[c].element.int_value) << c;
+    EXPECT_EQ(scalars[c].element.payload, want_scalars[c].element.payload) << c;
+  }
+}
+
 TEST(TableRowsTest, ReadRowSplitsAsSplitRowAndDecodesScalars) {
   const std::vector<std::vector<std::string>> schemas = {
       {"a TEXT", "b INTEGER", "c", "d REAL", "e BLOB", "PRIMARY KEY(b, a)"},
@@ -636,8 +668,57 @@ TEST(TableRowsTest, ReadRowSplitsAsSplitRowAndDecodesScalars) {
       expect_read_row_matches_split_row(f.layout, key, "\x02");
       expect_read_row_matches_split_row(f.layout, key.substr(0, key.size() - 1), value);
       expect_read_row_matches_split_row(f.layout, "\x01", value);
+      // Column by column, forwards and backwards, whole and damaged.
+      std::vector<int> order(n);
+      for (size_t c = 0; c < n; ++c) order[c] = static_cast<int>(c);
+      for (int pass = 0; pass < 2; ++pass) {
+        expect_partial_row_matches_read_row(f.layout, key, value, order);
+        expect_partial_row_matches_read_row(f.layout, key, value + "\x14", order);
+        expect_partial_row_matches_read_row(f.layout, key + "\x14", value, order);
+        expect_partial_row_matches_read_row(f.layout, key, "\x02", order);
+        expect_partial_row_matches_read_row(f.layout, key.substr(0, key.size() - 1), value, order);
+        expect_partial_row_matches_read_row(f.layout, "\x01", value, order);
+        std::reverse(order.begin(), order.end());
+      }
     }
   }
+}
+
+// A row read column by column looks only at the parts those columns are
+// in: damage elsewhere goes unseen until a column there (or the key) is read.
+TEST(TableRowsTest, APartialRowFramesOnlyThePartsItsColumnsAreIn) {
+  Fixture f({"a TEXT", "b INTEGER", "c", "d REAL", "PRIMARY KEY(b, a)"});
+  TableLayout::Elements r = f.row({text("x"), integer(5), real(2.5), integer(7)});
+  Bytes key, value;
+  f.layout.row_key(r, {}, &key);
+  f.layout.row_value(r, &value);
+  const size_t n = f.layout.schema().columns.size();
+  TableLayout::Elements row(n);
+  TableLayout::Scalars scalars(n);
+  TableLayout::PartialRow p;
+  BytesView ke;
+  // c alone of a row whose value has one element too many and whose key is
+  // cut short: c is the value's first element.
+  const Bytes long_value = value + "\x14";
+  const Bytes short_key = key.substr(0, key.size() - 1);
+  ASSERT_TRUE(f.layout.start_row(short_key, long_value, &p, &ke).ok());
+  ASSERT_TRUE(f.layout.read_column(2, &p, &row, &scalars).ok());
+  EXPECT_EQ(row[2], r[2]);
+  EXPECT_EQ(scalars[2].element.type, ElementType::kDouble);
+  EXPECT_EQ(p.framed[0], 0u);
+  EXPECT_EQ(p.framed[1], 1u);
+  EXPECT_EQ(f.layout.read_column(3, &p, &row, &scalars).message(),
+            "table: a row value with the wrong number of columns");
+  EXPECT_EQ(f.layout.read_column(0, &p, &row, &scalars).message(),
+            "table: a row key with the wrong number of key elements");
+  // b is the key's first element: read without reaching the cut.
+  ASSERT_TRUE(f.layout.start_row(short_key, value, &p, &ke).ok());
+  ASSERT_TRUE(f.layout.read_column(1, &p, &row, &scalars).ok());
+  EXPECT_EQ(scalars[1].element.int_value, 5);
+  EXPECT_EQ(f.layout.read_key(&p, &row, &scalars).message(),
+            "table: a row key with the wrong number of key elements");
+  EXPECT_EQ(f.layout.start_row(Bytes("\x01"), value, &p, &ke).message(),
+            "table: a row key outside the table's subspace");
 }
 
 TEST(TableRowsTest, CollatedKeysHoldCollationKeysAndTheRowItsValues) {
