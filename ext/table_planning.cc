@@ -599,6 +599,21 @@ void price_supersets_as_sqlite(std::vector<Evaluated>* evaluated) {
 
 }  // namespace
 
+namespace {
+
+// Whether a statement reading `used` (colUsed) reads some but fewer than
+// half of t's declared columns: then decoding a row's columns as they are
+// read beats decoding the row whole, which is cheaper per column.
+bool reads_few_columns(const TableVtab& t, sqlite3_uint64 used) {
+  const size_t ncols = t.ncols();
+  size_t count = 0;
+  for (size_t c = 0; c < ncols && c < 63; ++c) count += (used >> c) & 1;
+  if (ncols > 63 && ((used >> 63) & 1) != 0) count += ncols - 63;
+  return count > 0 && 2 * count < ncols;
+}
+
+}  // namespace
+
 int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   size_t best = 0;
   std::vector<Evaluated> evaluated;
@@ -699,6 +714,7 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   info->idxNum = static_cast<int>(best) | (chosen.covering && c.is_index ? kIdxCovering : 0) |
                  (chosen.ambiguous ? kIdxAmbiguous : 0) | (key_order ? kIdxKeyOrder : 0) |
                  (chosen.waits_on.empty() ? 0 : kIdxWaits) | (info->colUsed == 0 ? kIdxNoColumns : 0) |
+                 (reads_few_columns(*t, info->colUsed) ? kIdxFewColumns : 0) |
                  static_cast<int>(label.size() << kIdxLabelShift);
   info->idxStr = sqlite3_mprintf("%s", text.c_str());
   if (info->idxStr == nullptr) return SQLITE_NOMEM;

@@ -23,6 +23,9 @@
 //                      ignores them
 //           bit 12     reads no column (colUsed is 0: count(*), EXISTS): a
 //                      row is decoded only if something still asks for it
+//           bit 13     reads fewer than half the columns (colUsed): a row
+//                      read is decoded a column at a time, as far as the
+//                      columns read reach (TableLayout::read_column)
 //           bits 16-30 length of the label before the plan text
 //   idxStr  label + the plan text of core/plan.h over the candidate's
 //           positions, e.g. `index region_idx: range region=?1` or
@@ -82,6 +85,7 @@ inline constexpr int kIdxAmbiguous = 0x200;
 inline constexpr int kIdxKeyOrder = 0x400;
 inline constexpr int kIdxWaits = 0x800;
 inline constexpr int kIdxNoColumns = 0x1000;
+inline constexpr int kIdxFewColumns = 0x2000;
 inline constexpr int kIdxLabelShift = 16;
 
 // xBestIndex of table `t`: fills `info` (idxNum, idxStr, costs, argvIndex

@@ -442,6 +442,10 @@ struct TableCursor : sqlite3_vtab_cursor {
   // or in a scan reading no column, when split_entry() is first asked).
   Status on_pair(BytesView key, BytesView value);
   Status split_entry();
+  // Scans reading few columns (kIdxFewColumns): a row read is begun, and
+  // each column decoded when asked.
+  Status start_partial_row(BytesView key, BytesView value);
+  int column_of_partial_row(sqlite3_context* ctx, int i);
   static std::vector<int> whole_key_terms(const Plan& plan, const Candidate& c);
   bool whole_key_spec(int argc, sqlite3_value** argv);
   // Mapped scans: whether the current entry's row exists.
@@ -495,6 +499,11 @@ struct TableCursor : sqlite3_vtab_cursor {
   BytesView entry_, entry_value_;
   bool entry_split_ = true;
   bool reads_no_column_ = false;
+  // A row read a column at a time: partial_ says how far row_ and
+  // scalars_ hold it.
+  bool few_columns_ = false;
+  bool partial_row_ = false;
+  model::TableLayout::PartialRow partial_;
 };
 
 TableVtab::TableVtab() : sqlite3_vtab{} {}
@@ -541,6 +550,7 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
   }
   covering_ = (idx_num & kIdxCovering) != 0;
   reads_no_column_ = (idx_num & kIdxNoColumns) != 0;
+  few_columns_ = (idx_num & kIdxFewColumns) != 0;
   key_ordered_ = (idx_num & kIdxKeyOrder) != 0 && t->candidates[cand_].is_index;
   const bool ambiguous = (idx_num & kIdxAmbiguous) != 0;
   if (idx_str == nullptr) idx_str = "";
@@ -638,6 +648,7 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
   scalars_valid_ = false;
   scalars_for_fresh_registers_ = false;
   entry_split_ = true;
+  partial_row_ = false;
   if (!c.is_index) {
     if (reads_no_column_) {
       // Decoded only if something asks (the rowid of an implicit key).
@@ -646,6 +657,7 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
       entry_split_ = false;
       return Status::OK();
     }
+    if (few_columns_) return start_partial_row(key, value);
     TUPLEKV_RETURN_IF_ERROR(t->layout.read_row(key, value, &row_, &scalars_, &key_elements_));
     scalars_read();
     return Status::OK();
@@ -668,11 +680,40 @@ Status TableCursor::on_pair(BytesView key, BytesView value) {
   }
   fetch_key_.assign(t->layout.row_prefix());
   fetch_key_.append(key_elements_);
+  if (few_columns_) return start_partial_row(fetch_key_, value);
   BytesView row_key_elements;
   TUPLEKV_RETURN_IF_ERROR(t->layout.read_row(fetch_key_, value, &row_, &scalars_, &row_key_elements));
   key_elements_ = row_key_elements;
   scalars_read();
   return Status::OK();
+}
+
+Status TableCursor::start_partial_row(BytesView key, BytesView value) {
+  const size_t n = table()->ncols();
+  if (row_.size() != n) row_.resize(n);
+  if (scalars_.size() != n) scalars_.resize(n);
+  TUPLEKV_RETURN_IF_ERROR(table()->layout.start_row(key, value, &partial_, &key_elements_));
+  partial_row_ = true;
+  return Status::OK();
+}
+
+int TableCursor::column_of_partial_row(sqlite3_context* ctx, int i) {
+  TableVtab* t = table();
+  if (static_cast<size_t>(i) < t->ncols()) {
+    if (const Status s = t->layout.read_column(i, &partial_, &row_, &scalars_); !s.ok()) {
+      return column_error(ctx, s);
+    }
+    if (const ScalarElement* e = scalar_at(i)) {
+      if (!wants_value(ctx)) return SQLITE_OK;
+      if (one_row_in_fresh_registers_) {
+        result_scalar_element_in_fresh_register(ctx, *e);
+      } else {
+        result_scalar_element(ctx, *e);
+      }
+      return SQLITE_OK;
+    }
+  }
+  return column_slow(ctx, i);
 }
 
 Status TableCursor::split_entry() {
@@ -791,6 +832,7 @@ Status TableCursor::next() {
 
 int TableCursor::column(sqlite3_context* ctx, int i) {
   // table_column() has tried column_scalar() already.
+  if (partial_row_) return column_of_partial_row(ctx, i);
   if (!entry_split_) {
     // The first column read of a pair decoded only when asked.
     if (const Status s = split_entry(); !s.ok()) return column_error(ctx, s);
@@ -840,6 +882,7 @@ int TableCursor::column_error(sqlite3_context* ctx, const Status& s) {
 
 Status TableCursor::rowid(sqlite3_int64* out) {
   if (!entry_split_) TUPLEKV_RETURN_IF_ERROR(split_entry());
+  if (partial_row_) TUPLEKV_RETURN_IF_ERROR(table()->layout.read_key(&partial_, &row_, &scalars_));
   TupleReader r(key_elements_);
   if (!table()->table.implicit_key() || !r.next() || r.type() != ElementType::kInt) {
     return Status::Internal("tuplekv internal error: no rowid");

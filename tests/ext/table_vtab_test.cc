@@ -836,6 +836,31 @@ TEST_P(TableVtabTest, AScanReadingNoColumnDecodesARowOnlyForItsRowid) {
   EXPECT_EQ(db_.error("SELECT rowid FROM q"), on(damaged, "q"));
 }
 
+// A statement reading fewer than half of a table's columns decodes each
+// row a column at a time, only as far as the columns it reads (the key's
+// elements, the value's): damage past them goes unseen, as SQLite reads a
+// record's header only as far as the column it wants.
+TEST_P(TableVtabTest, AScanReadingFewColumnsDecodesRowsOnlyAsFarAsThem) {
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE w USING tuplekv_table(id INTEGER, a TEXT, b REAL, c TEXT, d ANY,"
+                       " PRIMARY KEY(id), INDEX w_c(c)" + store_option() + ");"
+                       "INSERT INTO w VALUES (1, 'p', 1.5, 'x', 7), (2, 'q', 2.5, 'y', 'z'), (3, NULL, NULL, 'x', x'00')"));
+  EXPECT_EQ(db_.value("SELECT sum(b) FROM w"), "4.0");
+  EXPECT_EQ(db_.rows("SELECT id, b FROM w WHERE b > 2"), (Rows{{"2", "2.5"}}));
+  EXPECT_EQ(db_.rows("SELECT quote(d) FROM w WHERE c = 'x'"), (Rows{{"7"}, {"X'00'"}}));
+  EXPECT_EQ(db_.rows("SELECT id, quote(a) FROM w WHERE d IS NOT 'z'"), (Rows{{"1", "'p'"}, {"3", "NULL"}}));
+  if (GetParam() != "sqlite") return;
+
+  // Row 2's value gets an element too many.
+  ASSERT_TRUE(db_.exec("UPDATE w_kv SET v = tuple_pack('q', 2.5, 'y', 'z', 0) WHERE k = tuple_pack('w', 2)"));
+  EXPECT_EQ(db_.value("SELECT sum(b) FROM w"), "4.0");
+  EXPECT_EQ(db_.value("SELECT max(a) FROM w"), "q");
+  const std::string damaged = "tuplekv_table: corrupt store of w: table: a row value with the wrong number of columns";
+  for (const char* sql : {"SELECT count(d) FROM w", "SELECT * FROM w", "SELECT d FROM w WHERE c = 'y'"}) {
+    EXPECT_EQ(db_.error_code(sql) & 0xff, SQLITE_CORRUPT) << sql;
+    EXPECT_EQ(db_.error(sql), damaged) << sql;
+  }
+}
+
 TEST_P(TableVtabTest, WhatSqliteRefusesVirtualTablesComesThroughAndChangesNothing) {
   const Rows before = db_.rows("SELECT * FROM users ORDER BY user_id");
   EXPECT_EQ(db_.error("UPDATE users SET name = 'x' WHERE user_id = 1 RETURNING name"),
