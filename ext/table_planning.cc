@@ -222,6 +222,23 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   }
   req.unique = c.unique;
   std::vector<bool> unknown_text;  // per request constraint
+  std::vector<bool> pattern_range;  // per request constraint: see below
+  // The columns a LIKE or GLOB tests. With each, SQLite hands a virtual
+  // table the range of the pattern's literal prefix (`k GLOB '1.0e+*'`
+  // brings `k >= '1.0e+' AND k < '1.0e,'`) and does not test it itself.
+  // That range holds only for text: a number matches a pattern by its text
+  // ('1.0e+15', 'Inf') and sorts before all text. SQLite 3.40 seeks its
+  // own table's index by it all the same, on any column it leads (losing
+  // those numbers), and tuplekv follows it there; but it skip-scans only
+  // with ANALYZE's statistics and reads an index filtered by such terms
+  // never, so such a range on a column of another type leads neither.
+  std::vector<int> patterned;
+  for (int i = 0; i < info->nConstraint; ++i) {
+    const int op = info->aConstraint[i].op;
+    if (op == SQLITE_INDEX_CONSTRAINT_LIKE || op == SQLITE_INDEX_CONSTRAINT_GLOB) {
+      patterned.push_back(info->aConstraint[i].iColumn);
+    }
+  }
   // The first ANY position compared by = with a value unknown at planning
   // (TableValueReader::read_term): no later position can narrow the scan.
   int loose_any = std::numeric_limits<int>::max();
@@ -340,6 +357,9 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
         pc.known_int = sqlite3_value_int64(rhs);
       }
     }
+    const bool range = pc.op == PlanOp::kGt || pc.op == PlanOp::kGe || pc.op == PlanOp::kLt || pc.op == PlanOp::kLe;
+    pattern_range.push_back(range && pc.column >= 0 && c.types[static_cast<size_t>(pc.column)] != model::ColumnType::kText &&
+                            std::find(patterned.begin(), patterned.end(), in.iColumn) != patterned.end());
     req.constraints.push_back(std::move(pc));
     unknown_text.push_back(unknown);
     e.source.push_back(i);
@@ -406,9 +426,19 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
       if ((used >> bit) & 1) e.covering = e.covering && c.covers[col];
     }
   }
+  const auto uses_pattern_range = [&](const Plan& p) {
+    for (const PlanTerm& term : p.terms) {
+      if (term.constraint >= 0 && pattern_range[static_cast<size_t>(term.constraint)]) return true;
+    }
+    return false;
+  };
   const bool skip_shape = skip_scan_shape(req);
   if (skip_shape) req.leading_distinct = leading_distinct(t, c);
   e.plan = plan_scan(req);
+  if (e.plan.skip && uses_pattern_range(e.plan)) {
+    req.leading_distinct = 0;  // no skip-scan (above)
+    e.plan = plan_scan(req);
+  }
   // An index that does not cover the statement, with terms on its later
   // columns only: SQLite reads the reference's index whole, checks those
   // terms on each entry and fetches only the rows that pass; a filtered
@@ -418,7 +448,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   if (c.is_index && !e.covering && !all_inexact && skip_shape && !e.plan.skip && !e.plan.empty &&
       !t.table.implicit_key() && reads_everything(e.plan)) {
     std::optional<Plan> f = plan_filter(req);
-    if (f) {
+    if (f && !uses_pattern_range(*f)) {
       // As many rows as the whole scan, as SQLite guesses for both: its
       // sort costs them alike.
       f->rows = e.plan.rows;

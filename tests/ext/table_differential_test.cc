@@ -440,7 +440,10 @@ class TableDiff {
       case 6:
         return col + " BETWEEN " + value_of(c.type) + " AND " + value_of(c.type);
       case 7: {
-        static const char* kPatterns[] = {"'a%'", "'A%'", "'%b'", "'2%'", "'_'", "'ab%'", "'é%'", "'a_'"};
+        // '1.0e+%' matches 1e300 by its text, and its prefix reads as no
+        // number, so SQLite also hands over the prefix's text range.
+        static const char* kPatterns[] = {"'a%'", "'A%'", "'%b'", "'2%'", "'_'", "'ab%'", "'é%'", "'a_'",
+                                          "'1.0e+%'"};
         return col + (pick(3) ? " LIKE " : " GLOB ") + one_of(kPatterns);
       }
       case 8:
