@@ -861,6 +861,34 @@ TEST_P(TableVtabTest, AScanReadingFewColumnsDecodesRowsOnlyAsFarAsThem) {
   }
 }
 
+// A rowid table checks a new or moved rowid for a conflict before the
+// column types (when no CHECK is tested first): where both are wrong, the
+// conflict is what SQLite reports, and OR IGNORE skips the row.
+TEST_P(TableVtabTest, ARowidConflictComesBeforeATypeError) {
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE rt USING tuplekv_table(a TEXT, b BLOB" + store_option() +
+                       "); CREATE TABLE rn(a TEXT, b BLOB) STRICT;"
+                       "INSERT INTO rt(rowid, a, b) VALUES (4, 'a', x'00'), (5, 'b', x'01');"
+                       "INSERT INTO rn(rowid, a, b) VALUES (4, 'a', x'00'), (5, 'b', x'01');"));
+  for (const char* tmpl : {"INSERT INTO @T(rowid, a, b) VALUES (4, 'c', 'B')",
+                           "INSERT OR FAIL INTO @T(rowid, a, b) VALUES (4, 'c', 'B')",
+                           "UPDATE @T SET rowid = 4, b = 'B' WHERE rowid = 5",
+                           "INSERT INTO @T(rowid, a, b) VALUES (6, 'c', 'B')",
+                           "UPDATE @T SET b = 'B' WHERE rowid = 5"}) {
+    std::string native = db_.error(on(tmpl, "rn"));
+    native.replace(native.find("rn."), 3, "rt.");
+    EXPECT_EQ(db_.error(on(tmpl, "rt")), native) << tmpl;
+  }
+  EXPECT_EQ(db_.error("INSERT INTO rt(rowid, a, b) VALUES (4, 'c', 'B')"), "UNIQUE constraint failed: rt.rowid");
+  for (const char* tmpl : {"INSERT OR IGNORE INTO @T(rowid, a, b) VALUES (4, 'c', 'B')",
+                           "UPDATE OR IGNORE @T SET rowid = 4, b = 'B' WHERE rowid = 5"}) {
+    ASSERT_TRUE(db_.exec(on(tmpl, "rt"))) << tmpl;
+    ASSERT_TRUE(db_.exec(on(tmpl, "rn"))) << tmpl;
+  }
+  EXPECT_EQ(db_.rows("SELECT rowid, a, hex(b) FROM rt ORDER BY rowid"),
+            db_.rows("SELECT rowid, a, hex(b) FROM rn ORDER BY rowid"));
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('rt')"), "ok");
+}
+
 TEST_P(TableVtabTest, WhatSqliteRefusesVirtualTablesComesThroughAndChangesNothing) {
   const Rows before = db_.rows("SELECT * FROM users ORDER BY user_id");
   EXPECT_EQ(db_.error("UPDATE users SET name = 'x' WHERE user_id = 1 RETURNING name"),
