@@ -1040,6 +1040,22 @@ bool frame_columns(BytesView in, const int* to, size_t want, BytesView* cols,
 
 }  // namespace
 
+// Inline: read_row runs it once per row of every scan.
+[[gnu::always_inline]] inline Status TableLayout::read_key_elements(BytesView key_elements, Elements* row,
+                                                                    Scalars* scalars, const char* wrong_count,
+                                                                    const char* not_int64) const {
+  if (schema_.key.empty()) {
+    // The implicit key is no column: only check it, as split_row does.
+    if (!split_elements(key_elements, 1, [](size_t, BytesView) {})) return Status::Corruption(wrong_count);
+    if (!is_implicit_key(key_elements)) return Status::Corruption(not_int64);
+    return Status::OK();
+  }
+  if (!frame_columns(key_elements, schema_.key.data(), schema_.key.size(), row->data(), scalars->data())) {
+    return Status::Corruption(wrong_count);
+  }
+  return Status::OK();
+}
+
 Status TableLayout::read_row(BytesView key, BytesView value, Elements* row, Scalars* scalars,
                              BytesView* key_elements) const {
   const size_t prefix = row_prefix_.size();
@@ -1050,18 +1066,9 @@ Status TableLayout::read_row(BytesView key, BytesView value, Elements* row, Scal
   if (row->size() != ncols) row->resize(ncols);
   if (scalars->size() != ncols) scalars->resize(ncols);
   *key_elements = BytesView(key.data() + prefix, key.size() - prefix);
-  if (schema_.key.empty()) {
-    // The implicit key is no column: only check it, as split_row does.
-    if (!split_elements(*key_elements, 1, [](size_t, BytesView) {})) {
-      return Status::Corruption("table: a row key with the wrong number of key elements");
-    }
-    if (!is_implicit_key(*key_elements)) {
-      return Status::Corruption("table: an implicit row key that is not an int64");
-    }
-  } else if (!frame_columns(*key_elements, schema_.key.data(), schema_.key.size(), row->data(),
-                            scalars->data())) {
-    return Status::Corruption("table: a row key with the wrong number of key elements");
-  }
+  TUPLEKV_RETURN_IF_ERROR(read_key_elements(*key_elements, row, scalars,
+                                            "table: a row key with the wrong number of key elements",
+                                            "table: an implicit row key that is not an int64"));
   // Values, then key_copies (value_columns_ holds both, in that order).
   if (!frame_columns(value, value_columns_.data(), value_columns_.size(), row->data(), scalars->data())) {
     return Status::Corruption("table: a row value with the wrong number of columns");
@@ -1151,18 +1158,9 @@ Status TableLayout::read_index_entry(size_t i, BytesView entry, Elements* row, S
   const size_t n = frame_leading_columns(body, indexed.data(), indexed.size(), row->data(), scalars->data());
   if (n == BytesView::npos) return Status::Corruption("table: a short index entry");
   *key_elements = BytesView(body.data() + n, body.size() - n);
-  if (schema_.key.empty()) {
-    if (!split_elements(*key_elements, 1, [](size_t, BytesView) {})) {
-      return Status::Corruption("table: an index entry with the wrong number of key elements");
-    }
-    if (!is_implicit_key(*key_elements)) {
-      return Status::Corruption("table: an index entry whose implicit key is not an int64");
-    }
-  } else if (!frame_columns(*key_elements, schema_.key.data(), schema_.key.size(), row->data(),
-                            scalars->data())) {
-    return Status::Corruption("table: an index entry with the wrong number of key elements");
-  }
-  return Status::OK();
+  return read_key_elements(*key_elements, row, scalars,
+                           "table: an index entry with the wrong number of key elements",
+                           "table: an index entry whose implicit key is not an int64");
 }
 
 Status TableLayout::split_index(size_t i, BytesView entry, Elements* indexed,

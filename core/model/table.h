@@ -324,6 +324,10 @@ class TableLayout {
   std::vector<int> key_targets_;
   bool every_key_element_read_ = false;  // no -1 in key_targets_
   void map_sources();
+  // read_row's and read_index_entry's key elements into their columns (an
+  // implicit key only checked), with the caller's messages for damage.
+  Status read_key_elements(BytesView key_elements, Elements* row, Scalars* scalars, const char* wrong_count,
+                           const char* not_int64) const;
   // PartialRow's framing of `part` through its element `place`.
   Status frame_through(size_t part, size_t place, PartialRow* p, Elements* row, Scalars* scalars) const;
 };

@@ -568,6 +568,26 @@ TEST(TableRowsTest, SplitRowAndCorruption) {
   EXPECT_EQ(f.layout.split_row(key, "\x02", &back, &ke).code(), StatusCode::kCorruption);
 }
 
+// Sample row k (of kSampleRows) of a fixture's schema: text with and
+// without NULs and non-ASCII, integers, NULL, a real and BLOBs, rotated
+// across the columns, with NULL in a key column replaced by k.
+constexpr size_t kSampleRows = 9;
+TableLayout::Elements sample_row(Fixture* f, size_t k) {
+  // SqlValues view their bytes: these outlive every row.
+  static const std::string with_nul("n\0ul", 4), nul_ff("\0\xff", 2);
+  const std::vector<SqlValue> samples = {text("x"), text("A\xc3\xa9"), text(with_nul),
+                                         integer(5), integer(-300), SqlValue(), real(2.5),
+                                         blob(nul_ff), blob("")};
+  const std::vector<int>& key = f->layout.schema().key;
+  std::vector<SqlValue> vals;
+  for (size_t c = 0; c < f->layout.schema().columns.size(); ++c) {
+    const bool keyed = std::find(key.begin(), key.end(), static_cast<int>(c)) != key.end();
+    const SqlValue& v = samples[(k + c) % kSampleRows];
+    vals.push_back(keyed && v.kind == SqlValue::Kind::kNull ? integer(static_cast<int64_t>(k)) : v);
+  }
+  return f->row(vals);
+}
+
 // read_row splits exactly as split_row does, and decodes what
 // decode_scalar_element would: for plain and collated keys, an implicit
 // key, escapes and non-scalar values; and refuses the same damaged rows.
@@ -642,20 +662,8 @@ TEST(TableRowsTest, ReadRowSplitsAsSplitRowAndDecodesScalars) {
   for (const auto& decl : schemas) {
     Fixture f(decl);
     const size_t n = f.layout.schema().columns.size();
-    // SqlValues view their bytes: keep the ones with NULs alive.
-    const std::string with_nul("n\0ul", 4), nul_ff("\0\xff", 2);
-    const std::vector<SqlValue> samples = {text("x"), text("A\xc3\xa9"), text(with_nul),
-                                           integer(5), integer(-300), SqlValue(), real(2.5),
-                                           blob(nul_ff), blob("")};
-    for (size_t k = 0; k < samples.size(); ++k) {
-      std::vector<SqlValue> vals;
-      for (size_t c = 0; c < n; ++c) {
-        const bool keyed = std::find(f.layout.schema().key.begin(), f.layout.schema().key.end(),
-                                     static_cast<int>(c)) != f.layout.schema().key.end();
-        const SqlValue& v = samples[(k + c) % samples.size()];
-        vals.push_back(keyed && v.kind == SqlValue::Kind::kNull ? integer(static_cast<int64_t>(k)) : v);
-      }
-      TableLayout::Elements r = f.row(vals);
+    for (size_t k = 0; k < kSampleRows; ++k) {
+      TableLayout::Elements r = sample_row(&f, k);
       Bytes key, value, rowid;
       ASSERT_TRUE(append_element(integer(static_cast<int64_t>(k)), &rowid).ok());
       f.layout.row_key(r, rowid, &key);
@@ -848,20 +856,8 @@ TEST(TableRowsTest, ReadIndexEntrySplitsAsSplitIndexAndDecodesScalars) {
   };
   for (const auto& decl : schemas) {
     Fixture f(decl);
-    const size_t n = f.layout.schema().columns.size();
-    const std::string with_nul("n\0ul", 4), nul_ff("\0\xff", 2);
-    const std::vector<SqlValue> samples = {text("x"), text("A\xc3\xa9"), text(with_nul),
-                                           integer(5), integer(-300), SqlValue(), real(2.5),
-                                           blob(nul_ff), blob("")};
-    for (size_t k = 0; k < samples.size(); ++k) {
-      std::vector<SqlValue> vals;
-      for (size_t c = 0; c < n; ++c) {
-        const bool keyed = std::find(f.layout.schema().key.begin(), f.layout.schema().key.end(),
-                                     static_cast<int>(c)) != f.layout.schema().key.end();
-        const SqlValue& v = samples[(k + c) % samples.size()];
-        vals.push_back(keyed && v.kind == SqlValue::Kind::kNull ? integer(static_cast<int64_t>(k)) : v);
-      }
-      TableLayout::Elements r = f.row(vals);
+    for (size_t k = 0; k < kSampleRows; ++k) {
+      TableLayout::Elements r = sample_row(&f, k);
       Bytes key_elements;
       if (f.layout.schema().key.empty()) {
         ASSERT_TRUE(append_element(integer(static_cast<int64_t>(k)), &key_elements).ok());
