@@ -82,8 +82,8 @@ class Writer {
   // than `exclude`), into found_*.
   Status find_conflict(BytesView key_elements, const Bytes* exclude, bool* found);
   int conflict(int on_conflict);
-  // Where a type is wrong: the conflict of the row's rowid that SQLite
-  // reports instead, if any (SQLITE_OK: none).
+  // Where a type is wrong: the conflict of the row's given rowid that
+  // SQLite reports instead, if any (SQLITE_OK: none).
   int rowid_conflict_before_types(bool insert, int64_t rowid, int on_conflict);
   // The stored row other than `own` whose entry in unique index i has the
   // new row's values, into found_key_elements. Never one when a value is
@@ -513,7 +513,9 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
     Status st = model::coerce(s.columns[c].type, sql_value_of(src[c], t.text_read), &w.conv, t.name,
                               s.columns[c].name, &w.values[c], &w.text_bufs[c], s.columns[c].type_label);
     if (!st.ok()) {
-      if (const int rc = rowid_conflict_before_types(insert, rowid, on_conflict); rc != SQLITE_OK) return rc;
+      if (!assign_rowid) {
+        if (const int rc = rowid_conflict_before_types(insert, rowid, on_conflict); rc != SQLITE_OK) return rc;
+      }
       // Not a conflict: ext/strict_values.h says which code gives SQLite's outcome.
       return strict_type_error_code(t.db, on_conflict, fail(st));
     }
