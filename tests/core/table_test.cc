@@ -588,6 +588,20 @@ TableLayout::Elements sample_row(Fixture* f, size_t k) {
   return f->row(vals);
 }
 
+// Column c's scalar holds what decode_scalar_element makes of its
+// element, and is marked a scalar exactly when that decodes it.
+void expect_decoded_as_scalar(const TableLayout::ColumnScalar& s, BytesView element, size_t c) {
+  ScalarElement direct;
+  const bool scalar = decode_scalar_element(element, &direct);
+  EXPECT_EQ(s.as != FramedAs::kOther && (s.as == FramedAs::kScalar || scalar_text_is_valid(s.element)), scalar)
+      << c;
+  if (scalar) {
+    EXPECT_EQ(s.element.type, direct.type) << c;
+    EXPECT_EQ(s.element.int_value, direct.int_value) << c;
+    EXPECT_EQ(s.element.payload, direct.payload) << c;
+  }
+}
+
 // read_row splits exactly as split_row does, and decodes what
 // decode_scalar_element would: for plain and collated keys, an implicit
 // key, escapes and non-scalar values; and refuses the same damaged rows.
@@ -607,17 +621,7 @@ void expect_read_row_matches_split_row(const TableLayout& layout, BytesView key,
   ASSERT_EQ(scalars.size(), split.size());
   for (size_t c = 0; c < split.size(); ++c) {
     EXPECT_EQ(read[c], split[c]) << c;
-    ScalarElement direct;
-    const bool scalar = decode_scalar_element(split[c], &direct);
-    const TableLayout::ColumnScalar& s = scalars[c];
-    EXPECT_EQ(s.as != FramedAs::kOther && (s.as == FramedAs::kScalar || scalar_text_is_valid(s.element)),
-              scalar)
-        << c;
-    if (scalar) {
-      EXPECT_EQ(s.element.type, direct.type) << c;
-      EXPECT_EQ(s.element.int_value, direct.int_value) << c;
-      EXPECT_EQ(s.element.payload, direct.payload) << c;
-    }
+    expect_decoded_as_scalar(scalars[c], split[c], c);
   }
 }
 
@@ -834,17 +838,7 @@ void expect_read_index_entry_matches_split_index(const TableLayout& layout, size
       EXPECT_EQ(scalars[c].as, FramedAs::kOther) << c;
       continue;
     }
-    ScalarElement direct;
-    const bool scalar = decode_scalar_element(read[c], &direct);
-    const TableLayout::ColumnScalar& s = scalars[c];
-    EXPECT_EQ(s.as != FramedAs::kOther && (s.as == FramedAs::kScalar || scalar_text_is_valid(s.element)),
-              scalar)
-        << c;
-    if (scalar) {
-      EXPECT_EQ(s.element.type, direct.type) << c;
-      EXPECT_EQ(s.element.int_value, direct.int_value) << c;
-      EXPECT_EQ(s.element.payload, direct.payload) << c;
-    }
+    expect_decoded_as_scalar(scalars[c], read[c], c);
   }
 }
 
