@@ -985,12 +985,22 @@ bool is_implicit_key(BytesView key_elements) {
   return r.next() && r.type() == ElementType::kInt && !r.next() && r.status().ok();
 }
 
+// What the readers of stored rows and index entries (split_row,
+// read_row, PartialRow, split_index, read_index_entry) say of damage: each
+// once, so that every way of reading a row reports it alike.
+constexpr const char* kKeyOutsideSubspace = "table: a row key outside the table's subspace";
+constexpr const char* kWrongKeyCount = "table: a row key with the wrong number of key elements";
+constexpr const char* kImplicitKeyNotInt64 = "table: an implicit row key that is not an int64";
+constexpr const char* kWrongValueCount = "table: a row value with the wrong number of columns";
+constexpr const char* kEntryWrongKeyCount = "table: an index entry with the wrong number of key elements";
+constexpr const char* kEntryImplicitKeyNotInt64 = "table: an index entry whose implicit key is not an int64";
+
 }  // namespace
 
 Status TableLayout::split_row(BytesView key, BytesView value, Elements* row,
                               BytesView* key_elements) const {
   if (key.size() < row_prefix_.size() || key.compare(0, row_prefix_.size(), row_prefix_) != 0) {
-    return Status::Corruption("table: a row key outside the table's subspace");
+    return Status::Corruption(kKeyOutsideSubspace);
   }
   row->resize(schema_.columns.size());
   *key_elements = key.substr(row_prefix_.size());
@@ -998,15 +1008,15 @@ Status TableLayout::split_row(BytesView key, BytesView value, Elements* row,
   if (!split_elements(*key_elements, schema_.key_size(), [&](size_t i, BytesView e) {
         if (!implicit) (*row)[static_cast<size_t>(schema_.key[i])] = e;
       })) {
-    return Status::Corruption("table: a row key with the wrong number of key elements");
+    return Status::Corruption(kWrongKeyCount);
   }
   if (implicit && !is_implicit_key(*key_elements)) {
-    return Status::Corruption("table: an implicit row key that is not an int64");
+    return Status::Corruption(kImplicitKeyNotInt64);
   }
   if (!split_elements(value, value_columns_.size(), [&](size_t i, BytesView e) {
         (*row)[static_cast<size_t>(value_columns_[i])] = e;
       })) {
-    return Status::Corruption("table: a row value with the wrong number of columns");
+    return Status::Corruption(kWrongValueCount);
   }
   return Status::OK();
 }
@@ -1060,18 +1070,16 @@ Status TableLayout::read_row(BytesView key, BytesView value, Elements* row, Scal
                              BytesView* key_elements) const {
   const size_t prefix = row_prefix_.size();
   if (!has_prefix(key, row_prefix_)) {
-    return Status::Corruption("table: a row key outside the table's subspace");
+    return Status::Corruption(kKeyOutsideSubspace);
   }
   const size_t ncols = schema_.columns.size();
   if (row->size() != ncols) row->resize(ncols);
   if (scalars->size() != ncols) scalars->resize(ncols);
   *key_elements = BytesView(key.data() + prefix, key.size() - prefix);
-  TUPLEKV_RETURN_IF_ERROR(read_key_elements(*key_elements, row, scalars,
-                                            "table: a row key with the wrong number of key elements",
-                                            "table: an implicit row key that is not an int64"));
+  TUPLEKV_RETURN_IF_ERROR(read_key_elements(*key_elements, row, scalars, kWrongKeyCount, kImplicitKeyNotInt64));
   // Values, then key_copies (value_columns_ holds both, in that order).
   if (!frame_columns(value, value_columns_.data(), value_columns_.size(), row->data(), scalars->data())) {
-    return Status::Corruption("table: a row value with the wrong number of columns");
+    return Status::Corruption(kWrongValueCount);
   }
   return Status::OK();
 }
@@ -1079,7 +1087,7 @@ Status TableLayout::read_row(BytesView key, BytesView value, Elements* row, Scal
 Status TableLayout::start_row(BytesView key, BytesView value, PartialRow* p,
                               BytesView* key_elements) const {
   if (!has_prefix(key, row_prefix_)) {
-    return Status::Corruption("table: a row key outside the table's subspace");
+    return Status::Corruption(kKeyOutsideSubspace);
   }
   *key_elements = BytesView(key.data() + row_prefix_.size(), key.size() - row_prefix_.size());
   *p = PartialRow{};
@@ -1090,10 +1098,9 @@ Status TableLayout::start_row(BytesView key, BytesView value, PartialRow* p,
 
 namespace {
 
-// The messages read_row() gives for a part that does not hold its elements.
+// read_row()'s message for a part that does not hold its elements.
 Status wrong_element_count(size_t part) {
-  return Status::Corruption(part == 0 ? "table: a row key with the wrong number of key elements"
-                                      : "table: a row value with the wrong number of columns");
+  return Status::Corruption(part == 0 ? kWrongKeyCount : kWrongValueCount);
 }
 
 }  // namespace
@@ -1106,7 +1113,7 @@ Status TableLayout::read_column(int c, PartialRow* p, Elements* row, Scalars* sc
 Status TableLayout::read_key(PartialRow* p, Elements* row, Scalars* scalars) const {
   TUPLEKV_RETURN_IF_ERROR(frame_through(0, schema_.key_size() - 1, p, row, scalars));
   if (schema_.key.empty() && !is_implicit_key(p->parts[0])) {
-    return Status::Corruption("table: an implicit row key that is not an int64");
+    return Status::Corruption(kImplicitKeyNotInt64);
   }
   return Status::OK();
 }
@@ -1158,9 +1165,7 @@ Status TableLayout::read_index_entry(size_t i, BytesView entry, Elements* row, S
   const size_t n = frame_leading_columns(body, indexed.data(), indexed.size(), row->data(), scalars->data());
   if (n == BytesView::npos) return Status::Corruption("table: a short index entry");
   *key_elements = BytesView(body.data() + n, body.size() - n);
-  return read_key_elements(*key_elements, row, scalars,
-                           "table: an index entry with the wrong number of key elements",
-                           "table: an index entry whose implicit key is not an int64");
+  return read_key_elements(*key_elements, row, scalars, kEntryWrongKeyCount, kEntryImplicitKeyNotInt64);
 }
 
 Status TableLayout::split_index(size_t i, BytesView entry, Elements* indexed,
@@ -1180,10 +1185,10 @@ Status TableLayout::split_index(size_t i, BytesView entry, Elements* indexed,
   if (!split_elements(*key_elements, schema_.key_size(), [&](size_t k, BytesView e) {
         if (key_parts != nullptr) (*key_parts)[k] = e;
       })) {
-    return Status::Corruption("table: an index entry with the wrong number of key elements");
+    return Status::Corruption(kEntryWrongKeyCount);
   }
   if (schema_.key.empty() && !is_implicit_key(*key_elements)) {
-    return Status::Corruption("table: an index entry whose implicit key is not an int64");
+    return Status::Corruption(kEntryImplicitKeyNotInt64);
   }
   return Status::OK();
 }
