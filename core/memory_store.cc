@@ -262,6 +262,7 @@ Status MemoryStore::begin() {
 
 Status MemoryStore::commit() {
   in_transaction_ = false;
+  made_in_transaction_ = false;
   undo_.clear();
   marks_.clear();
   return Status::OK();
@@ -270,6 +271,13 @@ Status MemoryStore::commit() {
 Status MemoryStore::rollback() {
   if (in_transaction_) undo_to(0);
   return commit();
+}
+
+bool MemoryStore::rollback_could_change() const {
+  if (!in_transaction_ || undo_.size() == 0) return false;
+  if (!made_in_transaction_) return true;
+  // Marks ascend in undo_size: the oldest one undoes the most.
+  return !marks_.empty() && marks_.front().undo_size < undo_.size();
 }
 
 void MemoryStore::undo_to(size_t n) {

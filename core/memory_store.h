@@ -89,6 +89,16 @@ class MemoryStore final : public OrderedStore {
 
   uint64_t size() const { return tree_.size(); }
   bool in_transaction() const { return in_transaction_; }
+  // For a store made while a transaction is open, before it joins it: a
+  // rollback of the whole transaction takes the store's owner away too, so
+  // rollback_could_change() counts only the savepoints. Until commit() or
+  // rollback().
+  void note_made_in_transaction() { made_in_transaction_ = true; }
+  // Whether a rollback still possible in this transaction (of all of it, or
+  // to a savepoint marked now) would change the pairs. A caller about to
+  // stop hearing of the transaction (a table dropped inside it) could not
+  // undo those writes later.
+  bool rollback_could_change() const;
   MemoryStoreStats stats() const;
   // kInternal naming the first broken structural invariant. O(n); for tests.
   Status check_invariants() const { return tree_.check(); }
@@ -129,6 +139,7 @@ class MemoryStore final : public OrderedStore {
   BTree tree_;
   UndoLog undo_;
   bool in_transaction_ = false;
+  bool made_in_transaction_ = false;
   std::vector<Mark> marks_;  // ascending in level and in undo_size
   MemoryCursor* cursors_ = nullptr;  // open cursors, linked through the cursors
   Bytes scratch_a_;

@@ -219,7 +219,7 @@ struct DocsTable : sqlite3_vtab {
 
   Status destroy() {
     if (options.keyspace.memory) {
-      registry->drop_memory(schema, name);
+      TUPLEKV_RETURN_IF_ERROR(registry->drop_memory(schema, name));
     } else {
       TUPLEKV_RETURN_IF_ERROR(SqliteStore::drop_table(db, schema, name));
       // Whatever the options say: a cache table left behind would be an

@@ -124,6 +124,7 @@ ConnectionRegistry::MemoryTable ConnectionRegistry::create_memory(const std::str
   MemoryEntry& e = memory_[key(schema, name)];
   if (e.uncertain) --uncertain_;
   e = MemoryEntry{schema, name, MemoryTable{std::make_shared<MemoryStore>(), prefix}, false, declaration};
+  if (sqlite3_get_autocommit(db_) == 0) e.table.store->note_made_in_transaction();
   return e.table;
 }
 
@@ -143,11 +144,22 @@ ConnectionRegistry::MemoryTable ConnectionRegistry::connect_memory(const std::st
   return e.table;
 }
 
-void ConnectionRegistry::drop_memory(const std::string& schema, const std::string& name) {
+Status ConnectionRegistry::drop_memory(const std::string& schema, const std::string& name) {
   auto it = memory_.find(key(schema, name));
-  if (it == memory_.end() || it->second.uncertain) return;
+  if (it == memory_.end() || it->second.uncertain) return Status::OK();
+  // After xDestroy SQLite calls none of the table's transaction methods,
+  // so a ROLLBACK that brings the table back could not undo its writes.
+  // SQLite reports an xDestroy failure by its code alone: SQLITE_LOCKED
+  // reads "database table is locked", as for a table a statement holds.
+  if (it->second.table.store != nullptr && it->second.table.store->rollback_could_change()) {
+    return Status::Native(StatusCode::kBusy, SQLITE_LOCKED,
+                          "cannot drop store=memory table " + name +
+                              " inside the transaction that wrote it: once dropped, a rollback "
+                              "could not undo those writes; COMMIT first");
+  }
   it->second.uncertain = true;
   ++uncertain_;
+  return Status::OK();
 }
 
 void ConnectionRegistry::rename_memory(const std::string& schema, const std::string& from,

@@ -5,7 +5,7 @@ namespace tuplekv::ext {
 Status drop_table_storage(ConnectionRegistry* registry, sqlite3* db, const std::string& schema,
                           const std::string& name, bool memory) {
   if (memory) {
-    registry->drop_memory(schema, name);
+    TUPLEKV_RETURN_IF_ERROR(registry->drop_memory(schema, name));
   } else {
     // The table's idle prepared statements do not block DROP TABLE.
     TUPLEKV_RETURN_IF_ERROR(SqliteStore::drop_table(db, schema, name));

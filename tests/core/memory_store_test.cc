@@ -450,6 +450,39 @@ TEST(MemoryStoreTest, LargeTransactionRollsBackExactly) {
   EXPECT_EQ(s.stats().undo_records, 0u);
 }
 
+TEST(MemoryStoreTest, RollbackCouldChangeOnlyWhatARollbackWouldUndo) {
+  MemoryStore s;
+  TUPLEKV_ASSERT_OK(s.set("a", "1"));
+  EXPECT_FALSE(s.rollback_could_change());  // outside a transaction nothing is undoable
+  TUPLEKV_ASSERT_OK(s.begin());
+  EXPECT_FALSE(s.rollback_could_change());
+  TUPLEKV_ASSERT_OK(s.set("b", "2"));
+  EXPECT_TRUE(s.rollback_could_change());
+  TUPLEKV_ASSERT_OK(s.commit());
+  EXPECT_FALSE(s.rollback_could_change());
+
+  // Made in the transaction: rolling all of it back does not count, a
+  // savepoint with writes after it does.
+  MemoryStore made;
+  made.note_made_in_transaction();
+  TUPLEKV_ASSERT_OK(made.begin());
+  TUPLEKV_ASSERT_OK(made.set("a", "1"));
+  EXPECT_FALSE(made.rollback_could_change());
+  TUPLEKV_ASSERT_OK(made.savepoint(0));
+  EXPECT_FALSE(made.rollback_could_change());
+  TUPLEKV_ASSERT_OK(made.set("b", "2"));
+  EXPECT_TRUE(made.rollback_could_change());
+  TUPLEKV_ASSERT_OK(made.release(0));
+  EXPECT_FALSE(made.rollback_could_change());
+  // The note lasts one transaction.
+  TUPLEKV_ASSERT_OK(made.commit());
+  TUPLEKV_ASSERT_OK(made.begin());
+  TUPLEKV_ASSERT_OK(made.set("c", "3"));
+  EXPECT_TRUE(made.rollback_could_change());
+  TUPLEKV_ASSERT_OK(made.rollback());
+  EXPECT_FALSE(made.rollback_could_change());
+}
+
 // The memory store's statement rollback after SQLite reports SQLITE_NOMEM:
 // a write may run out of memory at any allocation (the tree's, the undo
 // log's), and rolling back to the savepoint must then give exactly the

@@ -445,6 +445,21 @@ TEST_P(DocsTest, TransactionsAndSavepoints) {
   EXPECT_EQ(db.rows("SELECT id, doc FROM docs"), (Rows{{"1", "{\"v\":2}"}}));
 }
 
+// As KvTest's test of the same name: tuplekv_docs drops its store itself.
+TEST_P(DocsTest, ATableWrittenInTheOpenTransactionIsDroppedOnlyWhereARollbackCanUndoIt) {
+  ASSERT_TRUE(db.exec("INSERT INTO docs(id, doc) VALUES (1, '[1]')"));
+  ASSERT_TRUE(db.exec("BEGIN; INSERT INTO docs(id, doc) VALUES (2, '[2]')"));
+  if (GetParam() == "memory") {
+    EXPECT_EQ(db.error_code("DROP TABLE docs"), SQLITE_LOCKED);
+  } else {
+    ASSERT_TRUE(db.exec("DROP TABLE docs"));
+  }
+  ASSERT_TRUE(db.exec("ROLLBACK"));
+  EXPECT_EQ(db.rows("SELECT id, doc FROM docs"), (Rows{{"1", "[1]"}}));
+  ASSERT_TRUE(db.exec("BEGIN; SELECT count(*) FROM docs; DROP TABLE docs; ROLLBACK"));
+  EXPECT_EQ(db.rows("SELECT id, doc FROM docs"), (Rows{{"1", "[1]"}}));
+}
+
 TEST_P(DocsTest, ReadsAreOnePrefixScan) {
   ASSERT_TRUE(db.exec(
       "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) "
