@@ -146,7 +146,7 @@ ConnectionRegistry::MemoryTable ConnectionRegistry::connect_memory(const std::st
 
 Status ConnectionRegistry::drop_memory(const std::string& schema, const std::string& name) {
   auto it = memory_.find(key(schema, name));
-  if (it == memory_.end() || it->second.uncertain) return Status::OK();
+  if (it == memory_.end()) return Status::OK();
   // After xDestroy SQLite calls none of the table's transaction methods,
   // so a ROLLBACK that brings the table back could not undo its writes.
   // SQLite reports an xDestroy failure by its code alone: SQLITE_LOCKED
@@ -157,6 +157,8 @@ Status ConnectionRegistry::drop_memory(const std::string& schema, const std::str
                               " inside the transaction that wrote it: once dropped, a rollback "
                               "could not undo those writes; COMMIT first");
   }
+  // A rename may have marked it already (its store, written, is checked above).
+  if (it->second.uncertain) return Status::OK();
   it->second.uncertain = true;
   ++uncertain_;
   return Status::OK();

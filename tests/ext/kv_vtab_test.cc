@@ -780,6 +780,16 @@ TEST_P(KvTest, ATableWrittenInTheOpenTransactionIsDroppedOnlyWhereARollbackCanUn
   ASSERT_TRUE(db.exec("ROLLBACK TO s; COMMIT"));
   EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"03", "CC"}}));
 
+  // Renamed first: the name the rename left holds the same store.
+  ASSERT_TRUE(db.exec("BEGIN; ALTER TABLE t RENAME TO r; INSERT INTO r VALUES (x'05', x'ee')"));
+  if (memory()) {
+    EXPECT_EQ(db.error_code("DROP TABLE r"), SQLITE_LOCKED);
+  } else {
+    ASSERT_TRUE(db.exec("DROP TABLE r"));
+  }
+  ASSERT_TRUE(db.exec("ROLLBACK"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"03", "CC"}}));
+
   // Only read in the transaction: dropped, and a ROLLBACK brings it back whole.
   ASSERT_TRUE(db.exec("BEGIN; SELECT count(*) FROM t; DROP TABLE t; ROLLBACK"));
   EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"03", "CC"}}));
