@@ -144,30 +144,46 @@ ConnectionRegistry::MemoryTable ConnectionRegistry::connect_memory(const std::st
   return e.table;
 }
 
+namespace {
+
+// After xDestroy SQLite calls none of the table's transaction methods, and
+// after xRename it writes through a new table object whose joining
+// xSavepoint re-marks savepoints the store already holds. Either way a
+// rollback could no longer undo what the store logged before.
+Status refuse_if_undoable(const MemoryStore& store, const char* what, const std::string& name) {
+  if (!store.rollback_could_change()) return Status::OK();
+  return Status::Native(StatusCode::kBusy, SQLITE_LOCKED,
+                        std::string("cannot ") + what + " store=memory table " + name +
+                            " inside the transaction that wrote it: a rollback could not undo "
+                            "those writes afterwards; COMMIT first");
+}
+
+}  // namespace
+
 Status ConnectionRegistry::drop_memory(const std::string& schema, const std::string& name) {
   auto it = memory_.find(key(schema, name));
   if (it == memory_.end()) return Status::OK();
-  // After xDestroy SQLite calls none of the table's transaction methods,
-  // so a ROLLBACK that brings the table back could not undo its writes.
-  // SQLite reports an xDestroy failure by its code alone: SQLITE_LOCKED
-  // reads "database table is locked", as for a table a statement holds.
-  if (it->second.table.store != nullptr && it->second.table.store->rollback_could_change()) {
-    return Status::Native(StatusCode::kBusy, SQLITE_LOCKED,
-                          "cannot drop store=memory table " + name +
-                              " inside the transaction that wrote it: once dropped, a rollback "
-                              "could not undo those writes; COMMIT first");
+  if (MemoryStore* store = it->second.table.store.get()) {
+    // SQLite reports an xDestroy failure by its code alone: SQLITE_LOCKED
+    // reads "database table is locked", as for a table a statement holds.
+    TUPLEKV_RETURN_IF_ERROR(refuse_if_undoable(*store, "drop", name));
+    // Nothing to undo, and no end of the transaction to hear: end it here,
+    // so that a table a ROLLBACK brings back starts with no stale marks.
+    if (store->in_transaction()) TUPLEKV_RETURN_IF_ERROR(store->commit());
   }
-  // A rename may have marked it already (its store, written, is checked above).
-  if (it->second.uncertain) return Status::OK();
+  if (it->second.uncertain) return Status::OK();  // a rename marked it already
   it->second.uncertain = true;
   ++uncertain_;
   return Status::OK();
 }
 
-void ConnectionRegistry::rename_memory(const std::string& schema, const std::string& from,
-                                       const std::string& to) {
+Status ConnectionRegistry::rename_memory(const std::string& schema, const std::string& from,
+                                         const std::string& to) {
   auto it = memory_.find(key(schema, from));
-  if (it == memory_.end()) return;
+  if (it == memory_.end()) return Status::OK();
+  if (it->second.table.store != nullptr) {
+    TUPLEKV_RETURN_IF_ERROR(refuse_if_undoable(*it->second.table.store, "rename", from));
+  }
   MemoryTable table = it->second.table;
   std::string declaration = it->second.declaration;
   if (!it->second.uncertain) {
@@ -177,6 +193,7 @@ void ConnectionRegistry::rename_memory(const std::string& schema, const std::str
   MemoryEntry& e = memory_[key(schema, to)];
   if (!e.uncertain) ++uncertain_;
   e = MemoryEntry{schema, to, std::move(table), true, std::move(declaration)};
+  return Status::OK();
 }
 
 bool ConnectionRegistry::table_exists(const std::string& schema, const std::string& name,

@@ -753,10 +753,12 @@ TEST_P(KvTest, DropRemovesDataAndRollbackRestoresIt) {
   EXPECT_EQ(snapshot(db), Rows{});
 }
 
-// SQLite calls no transaction method of a dropped table, so a store=memory
-// table written in the open transaction cannot be dropped: a ROLLBACK that
-// brings it back could not undo those writes. SQLite reports an xDestroy
-// failure by its code alone. A shadow table rolls back with SQLite's own.
+// SQLite calls no transaction method of a dropped table, and writes to a
+// renamed one through a new object whose joining xSavepoint re-marks the
+// savepoints; so a store=memory table written in the open transaction can
+// be neither dropped nor renamed: a rollback could not undo those writes.
+// SQLite reports an xDestroy failure by its code alone. A shadow table
+// rolls back with SQLite's own.
 TEST_P(KvTest, ATableWrittenInTheOpenTransactionIsDroppedOnlyWhereARollbackCanUndoIt) {
   ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa')"));
   ASSERT_TRUE(db.exec("BEGIN; INSERT INTO t VALUES (x'02', x'bb')"));
@@ -780,6 +782,18 @@ TEST_P(KvTest, ATableWrittenInTheOpenTransactionIsDroppedOnlyWhereARollbackCanUn
   ASSERT_TRUE(db.exec("ROLLBACK TO s; COMMIT"));
   EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"03", "CC"}}));
 
+  ASSERT_TRUE(db.exec("BEGIN; SAVEPOINT s; INSERT INTO t VALUES (x'06', x'ff')"));
+  if (memory()) {
+    EXPECT_EQ(db.error("ALTER TABLE t RENAME TO r"),
+              "cannot rename store=memory table t inside the transaction that wrote it: a rollback "
+              "could not undo those writes afterwards; COMMIT first");
+  } else {
+    ASSERT_TRUE(db.exec("ALTER TABLE t RENAME TO r; INSERT INTO r VALUES (x'07', x'ff');"
+                        "ALTER TABLE r RENAME TO t"));
+  }
+  ASSERT_TRUE(db.exec("ROLLBACK TO s; COMMIT"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"03", "CC"}}));
+
   // Renamed first: the name the rename left holds the same store.
   ASSERT_TRUE(db.exec("BEGIN; ALTER TABLE t RENAME TO r; INSERT INTO r VALUES (x'05', x'ee')"));
   if (memory()) {
@@ -793,6 +807,15 @@ TEST_P(KvTest, ATableWrittenInTheOpenTransactionIsDroppedOnlyWhereARollbackCanUn
   // Only read in the transaction: dropped, and a ROLLBACK brings it back whole.
   ASSERT_TRUE(db.exec("BEGIN; SELECT count(*) FROM t; DROP TABLE t; ROLLBACK"));
   EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"03", "CC"}}));
+  // Written, but rolled back to where nothing is left to undo: dropped; the
+  // ROLLBACK brings it back as it was, and later transactions undo only
+  // their own writes.
+  ASSERT_TRUE(db.exec("BEGIN; SAVEPOINT s; INSERT INTO t VALUES (x'08', x'ff'); ROLLBACK TO s;"
+                      "DROP TABLE t; ROLLBACK"));
+  ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'09', x'ff')"));
+  ASSERT_TRUE(db.exec("BEGIN; INSERT INTO t VALUES (x'0a', x'ff'); ROLLBACK"));
+  EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"03", "CC"}, {"09", "FF"}}));
+  ASSERT_TRUE(db.exec("DELETE FROM t WHERE key = x'09'"));
 
   // Made and written in the transaction: a whole rollback takes it away, so
   // only a savepoint since it was made could need its writes undone.
