@@ -256,6 +256,7 @@ Result<std::unique_ptr<Cursor>> MemoryStore::scan(const KeyRange& range,
 }
 
 Status MemoryStore::begin() {
+  joining_ = in_transaction_;
   in_transaction_ = true;
   return Status::OK();
 }
@@ -263,6 +264,7 @@ Status MemoryStore::begin() {
 Status MemoryStore::commit() {
   in_transaction_ = false;
   made_in_transaction_ = false;
+  joining_ = false;
   undo_.clear();
   marks_.clear();
   return Status::OK();
@@ -289,18 +291,26 @@ void MemoryStore::undo_to(size_t n) {
 Status MemoryStore::savepoint(int n) {
   // begin() already marks level -1 (see core/store.h).
   if (n < 0 || !in_transaction_) return Status::OK();
-  while (!marks_.empty() && marks_.back().level >= n) marks_.pop_back();
+  // A joiner's first savepoint names a level already open: its mark, if
+  // the store has one, holds the writes made since (see the file comment).
+  const bool join = joining_;
+  joining_ = false;
+  while (!marks_.empty() && marks_.back().level > n) marks_.pop_back();
+  if (join && !marks_.empty() && marks_.back().level == n) return Status::OK();
+  if (!marks_.empty() && marks_.back().level == n) marks_.pop_back();
   marks_.push_back(Mark{n, undo_.size()});
   return Status::OK();
 }
 
 Status MemoryStore::release(int n) {
+  joining_ = false;
   if (n < 0) n = 0;
   while (!marks_.empty() && marks_.back().level >= n) marks_.pop_back();
   return Status::OK();
 }
 
 Status MemoryStore::rollback_to(int n) {
+  joining_ = false;
   if (!in_transaction_) return Status::OK();
   if (n < 0) {
     undo_to(0);

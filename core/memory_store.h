@@ -10,8 +10,9 @@
 // the writes since that point. Savepoint n remembers the log length. Writes
 // outside a transaction are not logged and cannot be undone.
 // Lenient by design (SQLite never does these, but a caller might):
-//   begin() inside a transaction      no-op; the transaction goes on, so a
-//                                     later rollback() undoes from the first
+//   begin() inside a transaction      a second caller joins it; the
+//                                     transaction goes on, so a later
+//                                     rollback() undoes from the first
 //                                     begin() (never loses undo data)
 //   commit()/rollback() outside one   no-op
 //   savepoint/release/rollback_to     no-op outside a transaction (nothing
@@ -19,6 +20,12 @@
 // Savepoint levels below 0 are the transaction itself (core/store.h):
 // rollback_to(-1) undoes everything since begin(), release(-1) forgets every
 // mark, savepoint(-1) marks nothing.
+// Joining: SQLite may open a table anew in the middle of a transaction
+// (after a schema change, or a rename), and the new object's xBegin and
+// xSavepoint(n) reach a store the old one began with. Level n is open
+// already, and marked when it opened: so savepoint(n) right after a
+// begin() that found the transaction open keeps a mark at n, which holds
+// the writes made since it, rather than marking n anew.
 // rollback_to(n) with no savepoint >= n marked: the store joined the
 // transaction after savepoint n opened (SQLite calls xSavepoint only for the
 // level current when the table joins), so it undoes everything since the
@@ -88,7 +95,7 @@ class MemoryStore final : public OrderedStore {
   Status rollback_to(int n) override;
 
   uint64_t size() const { return tree_.size(); }
-  bool in_transaction() const { return in_transaction_; }
+  bool in_transaction() const override { return in_transaction_; }
   // For a store made while a transaction is open, before it joins it: a
   // rollback of the whole transaction takes the store's owner away too, so
   // rollback_could_change() counts only the savepoints. Until commit() or
@@ -140,6 +147,7 @@ class MemoryStore final : public OrderedStore {
   UndoLog undo_;
   bool in_transaction_ = false;
   bool made_in_transaction_ = false;
+  bool joining_ = false;  // begin() found the transaction open (see "Joining")
   std::vector<Mark> marks_;  // ascending in level and in undo_size
   MemoryCursor* cursors_ = nullptr;  // open cursors, linked through the cursors
   Bytes scratch_a_;

@@ -127,6 +127,10 @@ class OrderedStore {
   // released, rolled back to, or discarded by a mark at a lower level.
   static constexpr int kStatementLevel = 1 << 24;
   virtual Status begin() = 0;
+  // Between begin() and commit()/rollback(). Two callers may share a store
+  // (SQLite opens a table anew mid-transaction after a schema change): the
+  // second to begin() joins the transaction the first began.
+  virtual bool in_transaction() const = 0;
   virtual Status sync() { return Status::OK(); }
   virtual Status commit() = 0;
   virtual Status rollback() = 0;

@@ -240,7 +240,7 @@ struct DocsTable : sqlite3_vtab {
     const bool moves_keys = !options.keyspace.subspace_given && !options.keyspace.memory;
     if (moves_keys) TUPLEKV_RETURN_IF_ERROR(refuse_key_move_while_reading(kDocsModule, name, open_cursors));
     if (options.keyspace.memory) {
-      TUPLEKV_RETURN_IF_ERROR(registry->rename_memory(schema, name, to));
+      registry->rename_memory(schema, name, to);
     } else {
       TUPLEKV_RETURN_IF_ERROR(SqliteStore::rename_table(db, schema, name, to));
       TUPLEKV_RETURN_IF_ERROR(opened.sqlite_store->renamed(to));

@@ -146,14 +146,13 @@ ConnectionRegistry::MemoryTable ConnectionRegistry::connect_memory(const std::st
 
 namespace {
 
-// After xDestroy SQLite calls none of the table's transaction methods, and
-// after xRename it writes through a new table object whose joining
-// xSavepoint re-marks savepoints the store already holds. Either way a
-// rollback could no longer undo what the store logged before.
-Status refuse_if_undoable(const MemoryStore& store, const char* what, const std::string& name) {
+// After xDestroy SQLite calls none of the table's transaction methods, so
+// a rollback that brings the table back could not undo what the store
+// logged before.
+Status refuse_if_undoable(const MemoryStore& store, const std::string& name) {
   if (!store.rollback_could_change()) return Status::OK();
   return Status::Native(StatusCode::kBusy, SQLITE_LOCKED,
-                        std::string("cannot ") + what + " store=memory table " + name +
+                        "cannot drop store=memory table " + name +
                             " inside the transaction that wrote it: a rollback could not undo "
                             "those writes afterwards; COMMIT first");
 }
@@ -166,7 +165,7 @@ Status ConnectionRegistry::drop_memory(const std::string& schema, const std::str
   if (MemoryStore* store = it->second.table.store.get()) {
     // SQLite reports an xDestroy failure by its code alone: SQLITE_LOCKED
     // reads "database table is locked", as for a table a statement holds.
-    TUPLEKV_RETURN_IF_ERROR(refuse_if_undoable(*store, "drop", name));
+    TUPLEKV_RETURN_IF_ERROR(refuse_if_undoable(*store, name));
     // Nothing to undo, and no end of the transaction to hear: end it here,
     // so that a table a ROLLBACK brings back starts with no stale marks.
     if (store->in_transaction()) TUPLEKV_RETURN_IF_ERROR(store->commit());
@@ -177,13 +176,10 @@ Status ConnectionRegistry::drop_memory(const std::string& schema, const std::str
   return Status::OK();
 }
 
-Status ConnectionRegistry::rename_memory(const std::string& schema, const std::string& from,
-                                         const std::string& to) {
+void ConnectionRegistry::rename_memory(const std::string& schema, const std::string& from,
+                                       const std::string& to) {
   auto it = memory_.find(key(schema, from));
-  if (it == memory_.end()) return Status::OK();
-  if (it->second.table.store != nullptr) {
-    TUPLEKV_RETURN_IF_ERROR(refuse_if_undoable(*it->second.table.store, "rename", from));
-  }
+  if (it == memory_.end()) return;
   MemoryTable table = it->second.table;
   std::string declaration = it->second.declaration;
   if (!it->second.uncertain) {
@@ -193,7 +189,6 @@ Status ConnectionRegistry::rename_memory(const std::string& schema, const std::s
   MemoryEntry& e = memory_[key(schema, to)];
   if (!e.uncertain) ++uncertain_;
   e = MemoryEntry{schema, to, std::move(table), true, std::move(declaration)};
-  return Status::OK();
 }
 
 bool ConnectionRegistry::table_exists(const std::string& schema, const std::string& name,

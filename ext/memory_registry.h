@@ -77,13 +77,12 @@ class ConnectionRegistry {
   // belonged to was dropped by another connection).
   MemoryTable connect_memory(const std::string& schema, const std::string& name,
                              const std::string& prefix, const std::string& declaration);
-  // xDestroy / xRename (see the file comment). Both refuse a table written
-  // in the open transaction (or, if made in it, since a savepoint still
-  // open): SQLite tells a dropped table nothing more of the transaction,
-  // and writes to a renamed one through a new object that re-marks the
-  // savepoints, so a rollback could not undo those writes.
+  // xDestroy / xRename (see the file comment). drop_memory refuses a table
+  // written in the open transaction (or, if made in it, since a savepoint
+  // still open): SQLite tells a dropped table nothing more of the
+  // transaction, so a rollback that brings it back could not undo them.
   Status drop_memory(const std::string& schema, const std::string& name);
-  Status rename_memory(const std::string& schema, const std::string& from, const std::string& to);
+  void rename_memory(const std::string& schema, const std::string& from, const std::string& to);
   // Forgets the uncertain names that do not exist in the schema. Does
   // nothing inside a transaction.
   void sweep();

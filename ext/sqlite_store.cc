@@ -1102,6 +1102,8 @@ Status SqliteStore::begin() {
   return Status::OK();
 }
 
+bool SqliteStore::in_transaction() const { return impl_->in_transaction; }
+
 Status SqliteStore::sync() { return impl_->apply(); }
 
 Status SqliteStore::commit() {

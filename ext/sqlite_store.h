@@ -315,6 +315,7 @@ class SqliteStore final : public OrderedStore {
   // virtual table should still forward xRollback/xRollbackTo; with it,
   // the hooks also apply or drop the batch.
   Status begin() override;
+  bool in_transaction() const override;
   Status sync() override;
   Status commit() override;
   Status rollback() override;

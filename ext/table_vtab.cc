@@ -1011,7 +1011,10 @@ int table_txn(sqlite3_vtab* vtab) noexcept {
     t->next_rowid.reset();
     t->forget_replaced_rows();
     t->forget_statement();
-    t->just_began = Hook == &OrderedStore::begin;
+    // Joining a transaction another object of this table began (SQLite
+    // opened the table anew mid-transaction), the store has the marks of
+    // the savepoints around the join already.
+    t->just_began = Hook == &OrderedStore::begin && !t->store->in_transaction();
     t->in_transaction = Hook == &OrderedStore::begin;
     const Status s = (t->store.get()->*Hook)();
     return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);

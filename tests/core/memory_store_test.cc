@@ -483,6 +483,38 @@ TEST(MemoryStoreTest, RollbackCouldChangeOnlyWhatARollbackWouldUndo) {
   EXPECT_FALSE(made.rollback_could_change());
 }
 
+// A second caller joins the transaction (core/memory_store.h, "Joining"):
+// its first savepoint names a level already marked and keeps that mark.
+TEST(MemoryStoreTest, AJoinersFirstSavepointKeepsTheMarkOfItsLevel) {
+  MemoryStore s;
+  TUPLEKV_ASSERT_OK(s.begin());
+  TUPLEKV_ASSERT_OK(s.savepoint(0));
+  TUPLEKV_ASSERT_OK(s.set("a", "1"));
+  TUPLEKV_ASSERT_OK(s.begin());  // the joiner
+  TUPLEKV_ASSERT_OK(s.savepoint(0));
+  TUPLEKV_ASSERT_OK(s.set("b", "2"));
+  TUPLEKV_ASSERT_OK(s.savepoint(1));  // a new level: marked as usual
+  TUPLEKV_ASSERT_OK(s.set("c", "3"));
+  TUPLEKV_ASSERT_OK(s.savepoint(1));  // not a join: marked anew
+  TUPLEKV_ASSERT_OK(s.set("d", "4"));
+  TUPLEKV_ASSERT_OK(s.rollback_to(1));
+  EXPECT_TRUE(same(&s, StoreModel{{"a", "1"}, {"b", "2"}, {"c", "3"}}));
+  TUPLEKV_ASSERT_OK(s.rollback_to(0));
+  EXPECT_TRUE(same(&s, StoreModel{}));
+  TUPLEKV_ASSERT_OK(s.commit());
+
+  // A joiner whose level was never marked marks it.
+  TUPLEKV_ASSERT_OK(s.begin());
+  TUPLEKV_ASSERT_OK(s.set("a", "1"));
+  TUPLEKV_ASSERT_OK(s.begin());
+  TUPLEKV_ASSERT_OK(s.savepoint(0));
+  TUPLEKV_ASSERT_OK(s.set("b", "2"));
+  TUPLEKV_ASSERT_OK(s.rollback_to(0));
+  EXPECT_TRUE(same(&s, StoreModel{{"a", "1"}}));
+  TUPLEKV_ASSERT_OK(s.rollback());
+  EXPECT_TRUE(same(&s, StoreModel{}));
+}
+
 // The memory store's statement rollback after SQLite reports SQLITE_NOMEM:
 // a write may run out of memory at any allocation (the tree's, the undo
 // log's), and rolling back to the savepoint must then give exactly the

@@ -1013,19 +1013,25 @@ TEST_P(TableVtabTest, RollbacksKeepIndexesInStep) {
   EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE region = 'x'"), "0");
 }
 
-// A rollback to a savepoint opened before a write, a rename and a write
-// through the new name undoes both writes natively. A memory store could
-// not (the renamed table's joining xSavepoint re-marks the savepoint after
-// the first write), so it refuses that rename (README, store=memory).
-TEST_P(TableVtabTest, ARollbackUndoesWritesOnBothSidesOfARename) {
-  ASSERT_TRUE(db_.exec("BEGIN; SAVEPOINT s0; INSERT INTO users VALUES (8, 'h', 'eu')"));
-  if (GetParam() == "memory") {
-    EXPECT_EQ(db_.error_code("ALTER TABLE users RENAME TO people"), SQLITE_LOCKED);
-    ASSERT_TRUE(db_.exec("ROLLBACK TO s0; COMMIT"));
-  } else {
-    ASSERT_TRUE(db_.exec("ALTER TABLE users RENAME TO people; INSERT INTO people VALUES (9, 'i', 'eu');"
-                         "ROLLBACK TO s0; COMMIT"));
-  }
+// SQLite opens a table anew in the middle of a transaction after a schema
+// change (an ALTER TABLE of any table, a ROLLBACK TO that undoes a CREATE),
+// and the new object joins the transaction with xBegin and xSavepoint for
+// the level it stands at. A rollback must still undo the writes made
+// through the old object since that savepoint.
+TEST_P(TableVtabTest, ARollbackUndoesWritesOnBothSidesOfASchemaChange) {
+  ASSERT_TRUE(db_.exec("CREATE TABLE other(z)"));
+  ASSERT_TRUE(db_.exec("BEGIN; SAVEPOINT s0; INSERT INTO users VALUES (8, 'h', 'eu');"
+                       "ALTER TABLE other RENAME TO other2; INSERT INTO users VALUES (9, 'i', 'eu');"
+                       "ROLLBACK TO s0"));
+  EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE user_id > 7"), "0");
+  ASSERT_TRUE(db_.exec("SAVEPOINT a; INSERT INTO users VALUES (8, 'h', 'eu'); SAVEPOINT c;"
+                       "CREATE TABLE more(z); ROLLBACK TO c; INSERT INTO users VALUES (9, 'i', 'eu');"
+                       "ROLLBACK TO a"));
+  EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE user_id > 7"), "0");
+  // The table itself renamed between the writes.
+  ASSERT_TRUE(db_.exec("SAVEPOINT r; INSERT INTO users VALUES (8, 'h', 'eu');"
+                       "ALTER TABLE users RENAME TO people; INSERT INTO people VALUES (9, 'i', 'eu');"
+                       "ROLLBACK TO r; COMMIT"));
   EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE user_id > 7"), "0");
   EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE region = 'eu' AND user_id > 7"), "0");
   EXPECT_EQ(db_.value("SELECT tuplekv_check('users')"), "ok");
