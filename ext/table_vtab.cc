@@ -446,6 +446,9 @@ struct TableCursor : sqlite3_vtab_cursor {
   // each column decoded when asked.
   Status start_partial_row(BytesView key, BytesView value);
   int column_of_partial_row(sqlite3_context* ctx, int i);
+  // Column i from scalars_ where it holds a common scalar, as a result
+  // for a fresh register (values.h) or not; else column_slow().
+  int column_from_scalars(sqlite3_context* ctx, int i, bool fresh_register);
   static std::vector<int> whole_key_terms(const Plan& plan, const Candidate& c);
   bool whole_key_spec(int argc, sqlite3_value** argv);
   // Mapped scans: whether the current entry's row exists.
@@ -703,17 +706,20 @@ int TableCursor::column_of_partial_row(sqlite3_context* ctx, int i) {
     if (const Status s = t->layout.read_column(i, &partial_, &row_, &scalars_); !s.ok()) {
       return column_error(ctx, s);
     }
-    if (const ScalarElement* e = scalar_at(i)) {
-      if (!wants_value(ctx)) return SQLITE_OK;
-      if (one_row_in_fresh_registers_) {
-        result_scalar_element_in_fresh_register(ctx, *e);
-      } else {
-        result_scalar_element(ctx, *e);
-      }
-      return SQLITE_OK;
-    }
   }
-  return column_slow(ctx, i);
+  return column_from_scalars(ctx, i, one_row_in_fresh_registers_);
+}
+
+int TableCursor::column_from_scalars(sqlite3_context* ctx, int i, bool fresh_register) {
+  const ScalarElement* e = scalar_at(i);
+  if (e == nullptr) return column_slow(ctx, i);
+  if (!wants_value(ctx)) return SQLITE_OK;
+  if (fresh_register) {
+    result_scalar_element_in_fresh_register(ctx, *e);
+  } else {
+    result_scalar_element(ctx, *e);
+  }
+  return SQLITE_OK;
 }
 
 Status TableCursor::split_entry() {
@@ -839,13 +845,8 @@ int TableCursor::column(sqlite3_context* ctx, int i) {
     if (column_scalar(ctx, i)) return SQLITE_OK;
   }
   if (scalars_valid_) return column_slow(ctx, i);
-  if (scalars_for_fresh_registers_) {
-    // column_scalar() with the other kind of result.
-    const ScalarElement* e = scalar_at(i);
-    if (e == nullptr) return column_slow(ctx, i);
-    if (wants_value(ctx)) result_scalar_element_in_fresh_register(ctx, *e);
-    return SQLITE_OK;
-  }
+  // column_scalar() with the other kind of result.
+  if (scalars_for_fresh_registers_) return column_from_scalars(ctx, i, true);
   return column_slow(ctx, i);
 }
 
