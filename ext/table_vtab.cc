@@ -580,6 +580,7 @@ Status TableCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_v
     TUPLEKV_RETURN_IF_ERROR(read_filter_args(*plan_, argc, argv, &reader, &args_));
     if (reader.fallback()) {
       spec_.clear();
+      spec_.reverse = plan_->reverse;  // the direction the plan promised
       KeyRange& r = spec_.add();
       r = range(prefix());
     } else {

@@ -740,6 +740,15 @@ TEST_P(TableVtabTest, ACastConstantComparesWithItsAffinityAsNatively) {
   EXPECT_EQ(db_.value("SELECT count(*) FROM ct WHERE k = CAST('10' AS INTEGER)"), "4");
 }
 
+// A number of unknown affinity compared with a TEXT key reads the whole
+// key, in the direction the plan promised: backwards for a DESC key, as
+// SQLite reads its own.
+TEST_P(TableVtabTest, AWholeKeyScanForANumberOfUnknownAffinityRunsThePlannedWay) {
+  create_with_native("dk", "k TEXT, PRIMARY KEY(k DESC)", "", "",
+                     " VALUES ('10'), (' 10'), ('10.0'), ('1e1'), ('2'), ('2.0'), ('x')");
+  expect_as_native("SELECT group_concat(k, '|') FROM (SELECT k FROM @T WHERE k = CAST('10' AS INTEGER))", "dk");
+}
+
 // An implicit key is a rowid. The int64 extremes take eight bytes in a
 // tuple and are keys like any other; a stored integer past int64 is damage
 // to report as such wherever a row or index entry is read, never an
