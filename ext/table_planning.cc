@@ -375,9 +375,11 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   // ORDER BY terms on a column that IS NULL, or = under the column's
   // collation, pins tie on every row: for SQLite's plan of the reference
   // they are met by any index (where.c, wherePathSatisfiesOrderBy), so
-  // they neither favour a candidate nor need a sort. Not = on TEXT or ANY
-  // with a value SQLite cannot show (a join's column): its affinity may
-  // make unequal values match ('1' and '1.0' equal 1). Nor an IN list.
+  // they neither favour a candidate nor need a sort. Also = on TEXT or ANY
+  // with a number whose affinity makes unequal values match ('2' and
+  // '2.0' equal an INTEGER column's 2): SQLite checks no affinity there
+  // and gives its own table's rows in the order it reads them, unsorted,
+  // and so does tuplekv. Not an IN list.
   // A pin by a value SQLite cannot show (a joined table's column, or a
   // parameter) holds only where the value is fixed while the scan runs:
   // where the scan takes the term, SQLite runs it inside the loops the
@@ -400,10 +402,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
       } else if (single_value_equality(info, i)) {
         const char* coll = sqlite3_vtab_collation(info, i);
         const std::string own(t.table.columns[static_cast<size_t>(col)].collation);
-        const model::ColumnType type = t.table.columns[static_cast<size_t>(col)].type;
-        const bool affinity_free = type != model::ColumnType::kText && type != model::ColumnType::kAny;
-        pinned = (affinity_free || rhs_affinity_free(info, i, type)) &&
-                 iequal(coll == nullptr ? "BINARY" : coll, own.c_str());
+        pinned = iequal(coll == nullptr ? "BINARY" : coll, own.c_str());
         sqlite3_value* rhs = nullptr;
         const bool shown = sqlite3_vtab_rhs_value(info, i, &rhs) == SQLITE_OK && rhs != nullptr;
         if (pinned && !shown) join_pins.push_back(i);

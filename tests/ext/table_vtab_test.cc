@@ -749,6 +749,27 @@ TEST_P(TableVtabTest, AWholeKeyScanForANumberOfUnknownAffinityRunsThePlannedWay)
   expect_as_native("SELECT group_concat(k, '|') FROM (SELECT k FROM @T WHERE k = CAST('10' AS INTEGER))", "dk");
 }
 
+// SQLite takes `k = <value>` as fixing k for an ORDER BY k without asking
+// whether affinity lets unequal values match ('2' and '2.0' both equal an
+// INTEGER 2): its own table then gives the matching rows in the order it
+// reads them, unsorted, and so must a virtual table. A join's ORDER BY
+// spans both tables and is sorted on both sides.
+TEST_P(TableVtabTest, AnEqualityOfUnknownAffinityFixesOrderAsNatively) {
+  create_with_native("dk", "k TEXT, PRIMARY KEY(k DESC)", "", "",
+                     " VALUES ('10'), (' 10'), ('10.0'), ('1e1'), ('2'), ('2.0'), ('x')");
+  ASSERT_TRUE(db_.exec("CREATE TABLE o(p INTEGER) STRICT; INSERT INTO o VALUES (2), (10)"));
+  expect_as_native({"SELECT group_concat(k, '|') FROM (SELECT k FROM @T WHERE k = CAST('10' AS INTEGER) ORDER BY k)",
+                    "SELECT group_concat(k, '|') FROM "
+                    "(SELECT k FROM @T WHERE k = CAST('10' AS INTEGER) ORDER BY k DESC)",
+                    "SELECT p, (SELECT k FROM @T WHERE k = o.p ORDER BY k LIMIT 1) FROM o ORDER BY p",
+                    "SELECT p, (SELECT group_concat(k, '|') FROM (SELECT k FROM @T WHERE k = o.p ORDER BY k)) "
+                    "FROM o ORDER BY p",
+                    "SELECT p, k FROM o JOIN @T ON k = p ORDER BY k, p"},
+                   "dk");
+  EXPECT_EQ(db_.value("SELECT group_concat(k, '|') FROM (SELECT k FROM dk WHERE k = CAST('10' AS INTEGER) ORDER BY k)"),
+            "1e1|10.0|10| 10");
+}
+
 // An implicit key is a rowid. The int64 extremes take eight bytes in a
 // tuple and are keys like any other; a stored integer past int64 is damage
 // to report as such wherever a row or index entry is read, never an
