@@ -764,7 +764,11 @@ TEST_P(TableVtabTest, AnEqualityOfUnknownAffinityFixesOrderAsNatively) {
                     "SELECT p, (SELECT k FROM @T WHERE k = o.p ORDER BY k LIMIT 1) FROM o ORDER BY p",
                     "SELECT p, (SELECT group_concat(k, '|') FROM (SELECT k FROM @T WHERE k = o.p ORDER BY k)) "
                     "FROM o ORDER BY p",
-                    "SELECT p, k FROM o JOIN @T ON k = p ORDER BY k, p"},
+                    "SELECT p, k FROM o JOIN @T ON k = p ORDER BY k, p",
+                    // A single column's IN (SELECT ...) is left to SQLite,
+                    // which applies the affinity (a row value's is not:
+                    // README, "Known difference").
+                    "SELECT group_concat(k, '|') FROM (SELECT k FROM @T WHERE k IN (SELECT p FROM o) ORDER BY k)"},
                    "dk");
   EXPECT_EQ(db_.value("SELECT group_concat(k, '|') FROM (SELECT k FROM dk WHERE k = CAST('10' AS INTEGER) ORDER BY k)"),
             "1e1|10.0|10| 10");
