@@ -148,7 +148,9 @@ namespace {
 
 // After xDestroy SQLite calls none of the table's transaction methods, so
 // a rollback that brings the table back could not undo what the store
-// logged before.
+// logged before. SQLite reports an xDestroy failure by its code alone:
+// SQLITE_LOCKED reads "database table is locked", as for a table a
+// statement holds.
 Status refuse_if_undoable(const MemoryStore& store, const std::string& name) {
   if (!store.rollback_could_change()) return Status::OK();
   return Status::Native(StatusCode::kBusy, SQLITE_LOCKED,
@@ -163,8 +165,6 @@ Status ConnectionRegistry::drop_memory(const std::string& schema, const std::str
   auto it = memory_.find(key(schema, name));
   if (it == memory_.end()) return Status::OK();
   if (MemoryStore* store = it->second.table.store.get()) {
-    // SQLite reports an xDestroy failure by its code alone: SQLITE_LOCKED
-    // reads "database table is locked", as for a table a statement holds.
     TUPLEKV_RETURN_IF_ERROR(refuse_if_undoable(*store, name));
     // Nothing to undo, and no end of the transaction to hear: end it here,
     // so that a table a ROLLBACK brings back starts with no stale marks.

@@ -379,7 +379,9 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   // with a number whose affinity makes unequal values match ('2' and
   // '2.0' equal an INTEGER column's 2): SQLite checks no affinity there
   // and gives its own table's rows in the order it reads them, unsorted,
-  // and so does tuplekv. Not an IN list.
+  // and so does tuplekv. Not an IN list. A field of a row value's IN
+  // reaches here as = and counts too, where SQLite does not count it: no
+  // API tells it apart (README, tuplekv_table "Plans").
   // A pin by a value SQLite cannot show (a joined table's column, or a
   // parameter) holds only where the value is fixed while the scan runs:
   // where the scan takes the term, SQLite runs it inside the loops the
