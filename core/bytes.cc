@@ -14,6 +14,11 @@ std::string to_hex(BytesView b) {
   return out;
 }
 
+std::string blob_literal(BytesView b) {
+  constexpr size_t kMax = 64;
+  return "x'" + to_hex(b.substr(0, kMax)) + (b.size() > kMax ? "'..." : "'");
+}
+
 int hex_digit(char c) {
   if (c >= '0' && c <= '9') return c - '0';
   if (c >= 'a' && c <= 'f') return c - 'a' + 10;

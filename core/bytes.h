@@ -63,6 +63,10 @@ inline uint64_t hash_bytes(BytesView b) {
 // Lower-case hex of `b`, for messages and JSON forms.
 std::string to_hex(BytesView b);
 
+// `b` as an SQL BLOB literal (x'02610015'), for messages that name stored
+// bytes: its first 64 bytes, then "..." when there are more.
+std::string blob_literal(BytesView b);
+
 // Parses hex (either case, even length). Returns false on anything else.
 bool from_hex(std::string_view hex, Bytes* out);
 

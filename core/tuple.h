@@ -237,6 +237,10 @@ Status element_size(BytesView in, size_t* size);
 class TupleReader {
  public:
   explicit TupleReader(BytesView packed) : all_(packed) {}
+  // Reads the elements from byte `start` of `packed` on (an element
+  // boundary, such as the end of a key's prefix). Error messages count
+  // bytes from the start of `packed`, so they point into the whole key.
+  TupleReader(BytesView packed, size_t start) : all_(packed), pos_(start) {}
 
   // Moves to the next element. Returns false at the end of the input or on
   // a decoding error (status() says which).

@@ -9,6 +9,15 @@
 namespace tuplekv {
 namespace {
 
+TEST(BytesTest, BlobLiteralShowsAtMost64Bytes) {
+  EXPECT_EQ(blob_literal(""), "x''");
+  EXPECT_EQ(blob_literal(std::string_view("\x02t\x00", 3)), "x'027400'");
+  std::string ab64;
+  for (int i = 0; i < 64; ++i) ab64 += "ab";
+  EXPECT_EQ(blob_literal(Bytes(64, '\xab')), "x'" + ab64 + "'");
+  EXPECT_EQ(blob_literal(Bytes(65, '\xab')), "x'" + ab64 + "'...");
+}
+
 TEST(BytesTest, Hex) {
   EXPECT_EQ(to_hex(""), "");
   EXPECT_EQ(to_hex(std::string_view("\x00\x01\x7f\x80\xfe\xff", 6)), "00017f80feff");

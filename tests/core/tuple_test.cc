@@ -735,6 +735,23 @@ TEST(TupleReaderTest, StopsAtTheFirstError) {
   EXPECT_TRUE(empty.at_end());
 }
 
+// A reader that starts after a key's prefix still counts bytes from the
+// start of the key, so its messages point into the whole key.
+TEST(TupleReaderTest, StartsPastAPrefixAndCountsFromTheStart) {
+  const Bytes key = H("02 74 00 15 01 02 61 00 16 01");
+  TupleReader r(key, 3);
+  ASSERT_TRUE(r.next());
+  EXPECT_EQ(r.int64_value(), 1);
+  EXPECT_EQ(r.offset(), 3u);
+  ASSERT_TRUE(r.next());
+  EXPECT_EQ(r.raw(), H("02 61 00"));
+  EXPECT_FALSE(r.next());
+  EXPECT_EQ(r.status().message(), "tuple: truncated integer at byte 8 (type code 0x16)");
+  TupleReader at_end(key.substr(0, 3), 3);
+  EXPECT_FALSE(at_end.next());
+  EXPECT_TRUE(at_end.at_end());
+}
+
 // The reader's fast path for common elements must refuse what the decoder
 // refuses: each of these is an error with the decoder's message, never a
 // value.
