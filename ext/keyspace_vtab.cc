@@ -167,6 +167,10 @@ struct PairCursor : sqlite3_vtab_cursor {
   Status advance();     // the entry after the current one
   // The store's current pair: split it; *entry false to skip it.
   Status on_pair(bool* entry);
+  // "key x'…'" for a message about damage found in the current entry: its
+  // stored key, or with `fetched`, the key model->get() read its value
+  // from.
+  std::string stored_key_text(bool fetched);
 
   int order_ = 0;
   std::shared_ptr<const Plan> plan_;
@@ -343,6 +347,9 @@ int PairCursor::column(sqlite3_context* ctx, int i) {
     if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
     BytesView in = i == 0 ? a_ : b_;
     s = result_packed_element(ctx, &in);
+    if (s.code() == StatusCode::kCorruption) {
+      s = s.with_context(stored_key_text(false) + ", element " + blob_literal(i == 0 ? a_ : b_));
+    }
   } else if (i == t->value_column()) {
     if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
     BytesView stored;
@@ -360,6 +367,9 @@ int PairCursor::column(sqlite3_context* ctx, int i) {
       BytesView element = stored;
       s = result_packed_element(ctx, &element);
       if (s.ok() && !element.empty()) s = Status::Corruption("tuple: bytes after the value");
+      if (s.code() == StatusCode::kCorruption) {
+        s = s.with_context("the value of " + stored_key_text(!point_ && scan_options_.keys_only));
+      }
     }
   } else if (i == t->raw_column()) {
     t->spec.model->raw_key(a_, b_, &raw_buf_);
@@ -373,6 +383,14 @@ int PairCursor::column(sqlite3_context* ctx, int i) {
     return sqlite_code(ctx_s);
   }
   return SQLITE_OK;
+}
+
+std::string PairCursor::stored_key_text(bool fetched) {
+  if (fetched) {
+    table()->spec.model->raw_key(a_, b_, &raw_buf_);
+    return "key " + blob_literal(raw_buf_);
+  }
+  return "key " + blob_literal(point_ ? BytesView(point_key_) : scan_->key());
 }
 
 PairTable::PairTable() : sqlite3_vtab{} {}

@@ -414,7 +414,7 @@ void KvCursor::set_source() {
 }
 
 bool KvCursor::outside_subspace(BytesView key) {
-  return fail(Status::Corruption("key x'" + to_hex(key.substr(0, 64)) + "' is outside its subspace"));
+  return fail(Status::Corruption("key " + blob_literal(key) + " is outside its subspace"));
 }
 
 bool KvCursor::open_range() {

@@ -79,8 +79,8 @@ class MultimapModel final : public PairModel {
     bool is_entry = false;
     TUPLEKV_RETURN_IF_ERROR(keys().split_reverse(key, a, b, &is_entry));
     if (is_entry) return Status::OK();
-    return Status::Corruption("multimap: key x'" + to_hex(key.substr(0, 64)) +
-                              "' is neither a pair nor a reverse entry");
+    return Status::Corruption("multimap: key " + blob_literal(key) +
+                              " is neither a pair nor a reverse entry");
   }
   void raw_key(BytesView a, BytesView b, Bytes* out) const override {
     keys().pair_key(a, b, out);

@@ -21,23 +21,21 @@ bool equals_ignore_case(std::string_view a, std::string_view b) {
   return true;
 }
 
-// The packed elements of `rest`, which must hold exactly two.
-Status split_two(BytesView rest, BytesView* first, BytesView* second) {
-  TupleReader r(rest);
-  if (!r.next()) {
-    return r.status().ok() ? Status::Corruption("cells: key has no elements after its prefix")
-                           : r.status();
-  }
+std::string key_text(BytesView key) { return "key " + blob_literal(key); }
+
+// The packed elements of `key` after its first `start` bytes (the prefix),
+// which must be exactly two.
+Status split_two(BytesView key, size_t start, BytesView* first, BytesView* second) {
+  TupleReader r(key, start);
+  const auto damaged = [&](std::string_view what) {
+    return r.status().ok() ? Status::Corruption("cells: " + key_text(key) + " " + std::string(what))
+                           : r.status().with_context("cells: " + key_text(key));
+  };
+  if (!r.next()) return damaged("has no elements after its prefix");
   *first = r.raw();
-  if (!r.next()) {
-    return r.status().ok() ? Status::Corruption("cells: key has one element after its prefix")
-                           : r.status();
-  }
+  if (!r.next()) return damaged("has one element after its prefix");
   *second = r.raw();
-  if (!r.at_end()) {
-    if (!r.status().ok()) return r.status();
-    return Status::Corruption("cells: key has more than two elements after its prefix");
-  }
+  if (!r.at_end()) return damaged("has more than two elements after its prefix");
   return Status::OK();
 }
 
@@ -97,11 +95,10 @@ void CellsKeys::key_packed(CellsOrder order, BytesView row, BytesView col, Bytes
 Status CellsKeys::split(CellsOrder order, BytesView key, BytesView* row, BytesView* col) const {
   const Bytes& p = order_prefix(order);
   if (!has_prefix(key, p)) {
-    return Status::Corruption("cells: key x'" + to_hex(key.substr(0, 64)) +
-                              "' is outside its subspace");
+    return Status::Corruption("cells: " + key_text(key) + " is outside its subspace");
   }
   BytesView first, second;
-  TUPLEKV_RETURN_IF_ERROR(split_two(key.substr(p.size()), &first, &second));
+  TUPLEKV_RETURN_IF_ERROR(split_two(key, p.size(), &first, &second));
   *row = order == CellsOrder::kRowMajor ? first : second;
   *col = order == CellsOrder::kRowMajor ? second : first;
   return Status::OK();

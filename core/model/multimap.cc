@@ -11,15 +11,19 @@ namespace {
 
 const Bytes kEmpty;
 
-// Splits `rest` into its elements; *n gets how many (up to 3 kept).
-Status elements(BytesView rest, BytesView out[3], int* n) {
-  TupleReader r(rest);
+std::string key_text(BytesView stored) { return "key " + blob_literal(stored); }
+
+// Up to three elements of `stored` after its first `start` bytes (the
+// prefix), and how many there are. A key that does not decode is named.
+Status elements(BytesView stored, size_t start, BytesView out[3], int* n) {
+  TupleReader r(stored, start);
   *n = 0;
   while (r.next()) {
     if (*n < 3) out[*n] = r.raw();
     ++*n;
   }
-  return r.status();
+  if (!r.status().ok()) return r.status().with_context("multimap: " + key_text(stored));
+  return Status::OK();
 }
 
 }  // namespace
@@ -54,12 +58,11 @@ Status MultimapKeys::pair_key(const TupleValue& key, const TupleValue& value, By
 Status MultimapKeys::split_pair(BytesView stored, BytesView* key, BytesView* value,
                                 bool* is_entry) const {
   if (!has_prefix(stored, prefix_)) {
-    return Status::Corruption("multimap: key x'" + to_hex(stored.substr(0, 64)) +
-                              "' is outside its subspace");
+    return Status::Corruption("multimap: " + key_text(stored) + " is outside its subspace");
   }
   BytesView e[3];
   int n = 0;
-  TUPLEKV_RETURN_IF_ERROR(elements(stored.substr(prefix_.size()), e, &n));
+  TUPLEKV_RETURN_IF_ERROR(elements(stored, prefix_.size(), e, &n));
   *is_entry = n == 2;
   if (n == 2) {
     *key = e[0];
@@ -70,20 +73,18 @@ Status MultimapKeys::split_pair(BytesView stored, BytesView* key, BytesView* val
   if (reverse_ && n == 3 && stored.compare(0, reverse_prefix_.size(), reverse_prefix_) == 0) {
     return Status::OK();
   }
-  return Status::Corruption("multimap: key x'" + to_hex(stored.substr(0, 64)) +
-                            "' is not a (key, value) pair");
+  return Status::Corruption("multimap: " + key_text(stored) + " is not a (key, value) pair");
 }
 
 Status MultimapKeys::split_reverse(BytesView stored, BytesView* key, BytesView* value,
                                    bool* is_entry) const {
   if (stored.size() < reverse_prefix_.size() ||
       stored.compare(0, reverse_prefix_.size(), reverse_prefix_) != 0) {
-    return Status::Corruption("multimap: key x'" + to_hex(stored.substr(0, 64)) +
-                              "' is outside the reverse entries");
+    return Status::Corruption("multimap: " + key_text(stored) + " is outside the reverse entries");
   }
   BytesView e[3];
   int n = 0;
-  TUPLEKV_RETURN_IF_ERROR(elements(stored.substr(reverse_prefix_.size()), e, &n));
+  TUPLEKV_RETURN_IF_ERROR(elements(stored, reverse_prefix_.size(), e, &n));
   *is_entry = n == 2;
   if (n == 2) {
     *value = e[0];
@@ -92,8 +93,7 @@ Status MultimapKeys::split_reverse(BytesView stored, BytesView* key, BytesView* 
   }
   // A pair ('reverse', v) is one element after the reverse prefix.
   if (n == 1) return Status::OK();
-  return Status::Corruption("multimap: key x'" + to_hex(stored.substr(0, 64)) +
-                            "' is not a reverse entry");
+  return Status::Corruption("multimap: " + key_text(stored) + " is not a reverse entry");
 }
 
 Status Multimap::add_packed(BytesView key, BytesView value) {

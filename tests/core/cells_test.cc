@@ -97,6 +97,17 @@ TEST(CellsTest, SplitRejectsDamagedKeys) {
   const Bytes good = kS + "\x15\x01\x15\x02";  // r and c point into it
   EXPECT_TRUE(keys.split(CellsOrder::kRowMajor, good, &r, &c).ok());
   EXPECT_EQ(r, "\x15\x01");
+  // Each message names the key, and a decoding error's offset counts from
+  // its first byte.
+  const auto message = [&](const Bytes& key) {
+    return keys.split(CellsOrder::kRowMajor, key, &r, &c).message();
+  };
+  EXPECT_EQ(message(kS + "\x15\x01\x15\x02\x15\x03"),
+            "cells: key x'027300150115021503' has more than two elements after its prefix");
+  EXPECT_EQ(message(kS + "\x15\x01"), "cells: key x'0273001501' has one element after its prefix");
+  EXPECT_EQ(message(kS), "cells: key x'027300' has no elements after its prefix");
+  EXPECT_EQ(message(kS + "\x15\x01\x16\x02"),
+            "cells: key x'02730015011602': tuple: truncated integer at byte 5 (type code 0x16)");
   EXPECT_EQ(parse_cells_layout("Both").value(), CellsLayout::kBoth);
   EXPECT_FALSE(parse_cells_layout("diagonal").ok());
 }

@@ -25,6 +25,28 @@ TEST(MultimapTest, KeyBytesAndReverseEntries) {
   EXPECT_EQ(keys, "026d0002616c001507= 026d000272657665727365001507" "02616c00= ");
 }
 
+// Damaged keys: each message names the key, and a decoding error's offset
+// counts from its first byte.
+TEST(MultimapTest, SplitNamesDamagedKeys) {
+  const MultimapKeys keys = *MultimapKeys::make(kS, true);
+  BytesView k, v;
+  bool entry = false;
+  const auto pair_message = [&](const Bytes& key) { return keys.split_pair(key, &k, &v, &entry).message(); };
+  EXPECT_EQ(pair_message(kS + "\x15\x01"), "multimap: key x'026d001501' is not a (key, value) pair");
+  EXPECT_EQ(pair_message(kS + "\x15\x01\x02" "ab"),
+            "multimap: key x'026d001501026162': tuple: unterminated string at byte 5 (type code 0x02)");
+  EXPECT_EQ(pair_message(Bytes("\x02n\x00\x15\x01\x15\x02", 7)),
+            "multimap: key x'026e0015011502' is outside its subspace");
+  const Bytes reverse = keys.reverse_prefix();
+  EXPECT_EQ(keys.split_reverse(reverse + "\x15\x07\x16\x01", &k, &v, &entry).message(),
+            "multimap: key x'" + to_hex(reverse) + "15071601': tuple: truncated integer at byte " +
+                std::to_string(reverse.size() + 2) + " (type code 0x16)");
+  const Bytes good = kS + Bytes("\x02" "ab\x00\x15\x07", 6);  // k and v point into it
+  EXPECT_TRUE(keys.split_pair(good, &k, &v, &entry).ok());
+  EXPECT_TRUE(entry);
+  EXPECT_EQ(v, "\x15\x07");
+}
+
 TEST(MultimapTest, ValuesCountKeysOfAndRemove) {
   for (bool reverse : {false, true}) {
     MemoryStore store;

@@ -264,6 +264,47 @@ TEST_P(CellsTest, RandomWorkloadMatchesNativeTable) {
               store().c_str(), diff.statements, diff.mismatches);
 }
 
+// Bytes written to the shadow table behind the module's back: every read
+// that meets them fails with SQLITE_CORRUPT_VTAB and names the stored key,
+// and reads that do not meet them go on working.
+TEST(CellsCorruptionTest, DamagedShadowRowsAreReportedWithTheirKey) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE t USING tuplekv_cells(layout=both);"
+                      "INSERT INTO t VALUES ('ada', 'born', 1815), ('alan', 'born', 1912)"));
+  // (t, 'row_idx', 'ada', 'born', 0): a third element after the prefix.
+  const std::string three = "02740002726f775f69647800026164610002626f726e0014";
+  ASSERT_TRUE(db.exec("INSERT INTO t_kv VALUES (x'" + three + "', x'1507')"));
+  EXPECT_EQ(db.error("SELECT * FROM t WHERE row = 'ada'"),
+            "tuplekv_cells: corrupt store of t: cells: key x'" + three +
+                "' has more than two elements after its prefix");
+  EXPECT_EQ(db.error_code("SELECT count(*) FROM t"), SQLITE_CORRUPT_VTAB);
+  EXPECT_EQ(db.rows("SELECT row FROM t WHERE col = 'born'"), (Rows{{"ada"}, {"alan"}}));
+  ASSERT_TRUE(db.exec("DELETE FROM t_kv WHERE k = x'" + three + "'"));
+
+  // A value holding two elements where one belongs.
+  const std::string ada_born = "02740002726f775f69647800026164610002626f726e00";
+  ASSERT_TRUE(db.exec("UPDATE t_kv SET v = x'15071507' WHERE k = x'" + ada_born + "'"));
+  EXPECT_EQ(db.error("SELECT value FROM t WHERE row = 'ada'"),
+            "tuplekv_cells: corrupt store of t: the value of key x'" + ada_born +
+                "': tuple: bytes after the value");
+  // The column entry holds its own copy of the value, undamaged.
+  EXPECT_EQ(db.rows("SELECT row, value FROM t WHERE col = 'born'"),
+            (Rows{{"ada", "1815"}, {"alan", "1912"}}));
+
+  // A key cut short inside its last element; the offset counts from the
+  // key's first byte.
+  ASSERT_TRUE(db.exec("UPDATE t_kv SET v = x'160717' WHERE k = x'" + ada_born + "';"
+                      "UPDATE t_kv SET k = x'02740002726f775f69647800026164610002626f' "
+                      "WHERE k = x'" + ada_born + "'"));
+  EXPECT_EQ(db.error("SELECT * FROM t WHERE row = 'ada'"),
+            "tuplekv_cells: corrupt store of t: cells: key "
+            "x'02740002726f775f69647800026164610002626f': tuple: unterminated string at byte 17 "
+            "(type code 0x02)");
+  ASSERT_TRUE(db.exec("UPDATE t_kv SET k = x'" + ada_born + "' "
+                      "WHERE k = x'02740002726f775f69647800026164610002626f'"));
+  EXPECT_EQ(db.rows("SELECT * FROM t WHERE row = 'ada'"), (Rows{{"ada", "born", "1815"}}));
+}
+
 TEST(CellsExampleTest, SqlFileGivesExpectedOutput) {
   Db db;
   const std::string dir = std::string(TUPLEKV_SOURCE_DIR) + "/sql/";

@@ -224,6 +224,39 @@ TEST(TypedMultimapExamplesTest, CoercionErrorsAndLookups) {
             (Rows{{"student", "TEXT"}, {"class", "INTEGER"}}));
 }
 
+// Bytes written to the shadow table behind the module's back: every read
+// that meets them fails with SQLITE_CORRUPT_VTAB and names the stored key,
+// a write that meets them changes nothing, and reads that do not meet them
+// go on working.
+TEST(MultimapCorruptionTest, DamagedShadowKeysAreReportedWithTheirKey) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE t USING tuplekv_multimap(student, class, reverse=1);"
+                      "INSERT INTO t VALUES ('al', 7), ('bo', 8)"));
+  // (t, 'a'): one element where a pair belongs.
+  ASSERT_TRUE(db.exec("INSERT INTO t_kv VALUES (x'027400026100', x'')"));
+  const std::string not_a_pair =
+      "tuplekv_multimap: corrupt store of t: multimap: key x'027400026100' is not a (key, value) pair";
+  EXPECT_EQ(db.error("SELECT count(*) FROM t"), not_a_pair);
+  EXPECT_EQ(db.error_code("SELECT * FROM t"), SQLITE_CORRUPT_VTAB);
+  EXPECT_EQ(db.error("DELETE FROM t WHERE student = 'a'"), not_a_pair);
+  EXPECT_EQ(db.value("SELECT count(*) FROM t_kv"), "5");
+  EXPECT_EQ(db.rows("SELECT class FROM t WHERE student = 'al'"), (Rows{{"7"}}));
+  EXPECT_EQ(db.rows("SELECT student FROM t WHERE class = 8"), (Rows{{"bo"}}));
+  ASSERT_TRUE(db.exec("DELETE FROM t_kv WHERE k = x'027400026100'"));
+
+  // The reverse entry (t, 'reverse', 8, 'bo') cut short inside 'bo'; the
+  // offset counts from the key's first byte.
+  const std::string reverse_bo = "027400027265766572736500150802626f00";
+  const std::string cut = reverse_bo.substr(0, reverse_bo.size() - 2);
+  ASSERT_TRUE(db.exec("UPDATE t_kv SET k = x'" + cut + "' WHERE k = x'" + reverse_bo + "'"));
+  EXPECT_EQ(db.error("SELECT student FROM t WHERE class = 8"),
+            "tuplekv_multimap: corrupt store of t: multimap: key x'" + cut +
+                "': tuple: unterminated string at byte 14 (type code 0x02)");
+  EXPECT_EQ(db.rows("SELECT student FROM t WHERE class = 7"), (Rows{{"al"}}));
+  ASSERT_TRUE(db.exec("UPDATE t_kv SET k = x'" + reverse_bo + "' WHERE k = x'" + cut + "'"));
+  EXPECT_EQ(db.rows("SELECT * FROM t ORDER BY student"), (Rows{{"al", "7"}, {"bo", "8"}}));
+}
+
 TEST(MultimapExampleTest, SqlFileGivesExpectedOutput) {
   Db db;
   const std::string dir = std::string(TUPLEKV_SOURCE_DIR) + "/sql/";
