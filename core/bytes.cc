@@ -15,7 +15,7 @@ std::string to_hex(BytesView b) {
 }
 
 std::string blob_literal(BytesView b) {
-  constexpr size_t kMax = 64;
+  constexpr size_t kMax = 32;
   return "x'" + to_hex(b.substr(0, kMax)) + (b.size() > kMax ? "'..." : "'");
 }
 

@@ -64,7 +64,7 @@ inline uint64_t hash_bytes(BytesView b) {
 std::string to_hex(BytesView b);
 
 // `b` as an SQL BLOB literal (x'02610015'), for messages that name stored
-// bytes: its first 64 bytes, then "..." when there are more.
+// bytes: its first 32 bytes, then "..." when there are more.
 std::string blob_literal(BytesView b);
 
 // Parses hex (either case, even length). Returns false on anything else.

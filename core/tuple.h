@@ -240,6 +240,7 @@ class TupleReader {
   // Reads the elements from byte `start` of `packed` on (an element
   // boundary, such as the end of a key's prefix). Error messages count
   // bytes from the start of `packed`, so they point into the whole key.
+  // REQUIRES: start <= packed.size().
   TupleReader(BytesView packed, size_t start) : all_(packed), pos_(start) {}
 
   // Moves to the next element. Returns false at the end of the input or on

@@ -260,15 +260,6 @@ const char* type_name(int type) {
   }
 }
 
-// `x'hex'` of a key for messages, cut at 32 bytes.
-std::string key_for_message(BytesView key) {
-  constexpr size_t kMax = 32;
-  std::string out = "x'";
-  out += to_hex(key.substr(0, kMax));
-  out += key.size() > kMax ? "'..." : "'";
-  return out;
-}
-
 // The bytes of a BLOB value. False only if SQLite could not materialize
 // them (out of memory expanding a zeroblob; not expected from a table row).
 bool blob_view(sqlite3_value* v, BytesView* out) {
@@ -442,12 +433,12 @@ struct SqliteStoreState {
   }
   Status corrupt_mapped_value(BytesView key, sqlite3_value* v) const {
     return Status::Corruption("corrupt shadow table " + table + ": the value of the key that " +
-                              key_for_message(key) + " maps to is " +
+                              blob_literal(key) + " maps to is " +
                               type_name(sqlite3_value_type(v)) + ", not BLOB");
   }
   Status corrupt_value(BytesView key, sqlite3_value* v) const {
     return Status::Corruption("corrupt shadow table " + table + ": the value of key " +
-                              key_for_message(key) + " is " + type_name(sqlite3_value_type(v)) +
+                              blob_literal(key) + " is " + type_name(sqlite3_value_type(v)) +
                               ", not BLOB");
   }
 };

@@ -21,15 +21,14 @@ bool equals_ignore_case(std::string_view a, std::string_view b) {
   return true;
 }
 
-std::string key_text(BytesView key) { return "key " + blob_literal(key); }
-
 // The packed elements of `key` after its first `start` bytes (the prefix),
 // which must be exactly two.
 Status split_two(BytesView key, size_t start, BytesView* first, BytesView* second) {
   TupleReader r(key, start);
   const auto damaged = [&](std::string_view what) {
-    return r.status().ok() ? Status::Corruption("cells: " + key_text(key) + " " + std::string(what))
-                           : r.status().with_context("cells: " + key_text(key));
+    const std::string where = "cells: key " + blob_literal(key);
+    return r.status().ok() ? Status::Corruption(where + " " + std::string(what))
+                           : r.status().with_context(where);
   };
   if (!r.next()) return damaged("has no elements after its prefix");
   *first = r.raw();
@@ -95,7 +94,7 @@ void CellsKeys::key_packed(CellsOrder order, BytesView row, BytesView col, Bytes
 Status CellsKeys::split(CellsOrder order, BytesView key, BytesView* row, BytesView* col) const {
   const Bytes& p = order_prefix(order);
   if (!has_prefix(key, p)) {
-    return Status::Corruption("cells: " + key_text(key) + " is outside its subspace");
+    return Status::Corruption("cells: key " + blob_literal(key) + " is outside its subspace");
   }
   BytesView first, second;
   TUPLEKV_RETURN_IF_ERROR(split_two(key, p.size(), &first, &second));

@@ -11,8 +11,6 @@ namespace {
 
 const Bytes kEmpty;
 
-std::string key_text(BytesView stored) { return "key " + blob_literal(stored); }
-
 // Up to three elements of `stored` after its first `start` bytes (the
 // prefix), and how many there are. A key that does not decode is named.
 Status elements(BytesView stored, size_t start, BytesView out[3], int* n) {
@@ -22,7 +20,7 @@ Status elements(BytesView stored, size_t start, BytesView out[3], int* n) {
     if (*n < 3) out[*n] = r.raw();
     ++*n;
   }
-  if (!r.status().ok()) return r.status().with_context("multimap: " + key_text(stored));
+  if (!r.status().ok()) return r.status().with_context("multimap: key " + blob_literal(stored));
   return Status::OK();
 }
 
@@ -58,7 +56,7 @@ Status MultimapKeys::pair_key(const TupleValue& key, const TupleValue& value, By
 Status MultimapKeys::split_pair(BytesView stored, BytesView* key, BytesView* value,
                                 bool* is_entry) const {
   if (!has_prefix(stored, prefix_)) {
-    return Status::Corruption("multimap: " + key_text(stored) + " is outside its subspace");
+    return Status::Corruption("multimap: key " + blob_literal(stored) + " is outside its subspace");
   }
   BytesView e[3];
   int n = 0;
@@ -73,14 +71,16 @@ Status MultimapKeys::split_pair(BytesView stored, BytesView* key, BytesView* val
   if (reverse_ && n == 3 && stored.compare(0, reverse_prefix_.size(), reverse_prefix_) == 0) {
     return Status::OK();
   }
-  return Status::Corruption("multimap: " + key_text(stored) + " is not a (key, value) pair");
+  return Status::Corruption("multimap: key " + blob_literal(stored) +
+                            " is not a (key, value) pair");
 }
 
 Status MultimapKeys::split_reverse(BytesView stored, BytesView* key, BytesView* value,
                                    bool* is_entry) const {
   if (stored.size() < reverse_prefix_.size() ||
       stored.compare(0, reverse_prefix_.size(), reverse_prefix_) != 0) {
-    return Status::Corruption("multimap: " + key_text(stored) + " is outside the reverse entries");
+    return Status::Corruption("multimap: key " + blob_literal(stored) +
+                              " is outside the reverse entries");
   }
   BytesView e[3];
   int n = 0;
@@ -93,7 +93,7 @@ Status MultimapKeys::split_reverse(BytesView stored, BytesView* key, BytesView* 
   }
   // A pair ('reverse', v) is one element after the reverse prefix.
   if (n == 1) return Status::OK();
-  return Status::Corruption("multimap: " + key_text(stored) + " is not a reverse entry");
+  return Status::Corruption("multimap: key " + blob_literal(stored) + " is not a reverse entry");
 }
 
 Status Multimap::add_packed(BytesView key, BytesView value) {

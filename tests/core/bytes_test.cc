@@ -9,13 +9,13 @@
 namespace tuplekv {
 namespace {
 
-TEST(BytesTest, BlobLiteralShowsAtMost64Bytes) {
+TEST(BytesTest, BlobLiteralShowsAtMost32Bytes) {
   EXPECT_EQ(blob_literal(""), "x''");
   EXPECT_EQ(blob_literal(std::string_view("\x02t\x00", 3)), "x'027400'");
-  std::string ab64;
-  for (int i = 0; i < 64; ++i) ab64 += "ab";
-  EXPECT_EQ(blob_literal(Bytes(64, '\xab')), "x'" + ab64 + "'");
-  EXPECT_EQ(blob_literal(Bytes(65, '\xab')), "x'" + ab64 + "'...");
+  std::string ab32;
+  for (int i = 0; i < 32; ++i) ab32 += "ab";
+  EXPECT_EQ(blob_literal(Bytes(32, '\xab')), "x'" + ab32 + "'");
+  EXPECT_EQ(blob_literal(Bytes(33, '\xab')), "x'" + ab32 + "'...");
 }
 
 TEST(BytesTest, Hex) {
