@@ -4,6 +4,7 @@
 #include <cassert>
 #include <cstring>
 #include <limits>
+#include <new>
 #include <utility>
 
 namespace tuplekv {
@@ -34,14 +35,25 @@ Status MemoryCursor::rescan(const KeyRange& range) {
   return Status::OK();
 }
 
+// No exception: a cursor is registered with its store before its first
+// load(), and one thrown from the constructor would leave it there.
+bool MemoryCursor::grow_pair(size_t n) {
+  const size_t capacity = std::max(n, 2 * pair_capacity_);
+  // Only between pairs: load() overwrites it all.
+  pair_.reset(new (std::nothrow) char[capacity]);
+  if (pair_ == nullptr) {
+    pair_capacity_ = 0;
+    out_of_memory_ = true;
+    finish();
+    return false;
+  }
+  pair_capacity_ = capacity;
+  return true;
+}
+
+// The pair is ours already (load()); only the position in the tree goes.
 void MemoryCursor::detach() {
   if (!attached_) return;
-  key_copy_.assign(key_.data(), key_.size());
-  key_ = key_copy_;
-  if (!keys_only_) {
-    value_copy_.assign(value_.data(), value_.size());
-    value_ = value_copy_;
-  }
   attached_ = false;
   leaf_ = nullptr;
   block_fast_path();
@@ -74,6 +86,7 @@ void MemoryCursor::next_slow() {
 }
 
 void MemoryCursor::start() {
+  out_of_memory_ = false;
   remaining_ = options_.limit == 0 ? std::numeric_limits<uint64_t>::max() : options_.limit;
   if (store_ == nullptr || (!end_.empty() && compare_bytes(begin_, end_) >= 0)) {
     return finish();
@@ -87,8 +100,8 @@ void MemoryCursor::start() {
 void MemoryCursor::reseek() {
   if (store_ == nullptr) return finish();
   const BTree& tree = store_->tree_;
-  if (!reverse_) return land(tree.upper_bound(key_copy_));
-  land(before(tree.lower_bound(key_copy_)));
+  if (!reverse_) return land(tree.upper_bound(key_));
+  land(before(tree.lower_bound(key_)));
 }
 
 BTree::Pos MemoryCursor::before(BTree::Pos p) const {
@@ -101,8 +114,7 @@ void MemoryCursor::land(BTree::Pos p) {
   index_ = p.index;
   if (!enter_leaf()) return finish();
   valid_ = attached_ = true;
-  key_ = leaf_->key(index_);
-  value_ = keys_only_ ? BytesView() : leaf_->value(index_);
+  load();
 }
 
 // Sets stop_ for leaf_, so that next() checks the range once per leaf, not

@@ -31,13 +31,17 @@
 // level current when the table joins), so it undoes everything since the
 // newest mark below n, or since begin() if there is none.
 //
-// Cursors: key() and value() point into the tree while nothing changes, so
-// a scan copies nothing. Before any write the store tells every open cursor
-// to copy its current pair into its own buffers ("detach"); the views then
-// stay valid until the cursor moves, and next() re-seeks to the first key
-// after (reverse: before) the copied one, within the cursor's range. So a
-// write costs O(open cursors), a scan costs nothing extra.
-//
+// Cursors: key() and value() are a copy of the current pair, in the
+// cursor's own buffer, made as the cursor reaches it. A write may move or
+// free any bytes in the tree (an insert compacts or splits a leaf, a
+// delete merges two), and the views a reader took before it must stay
+// valid until the cursor moves (core/store.h): a virtual table cursor
+// reads a row's columns one call at a time, and a function in the same
+// statement may write the table between two of them. Before any write the
+// store tells every open cursor to let go of its place in the tree
+// ("detach"); next() then re-seeks to the first key after (reverse:
+// before) the current one, within the cursor's range. So a write costs
+// O(open cursors), and a scan one copy per pair.
 // Limits: keys and values up to 4 GiB - 1 (kTooBig beyond); any bytes.
 // Thread safety: none (see core/store.h).
 // REQUIRES: cursors from scan() are destroyed before the store. (If one
@@ -47,6 +51,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -157,7 +162,7 @@ class MemoryStore final : public OrderedStore {
 // The cursor MemoryStore::scan() returns. It is public so that a caller
 // that knows its store is a MemoryStore (a virtual table's row loop) can
 // call it without virtual dispatch: next() within a leaf is a slot
-// increment and two slot reads, inlined; leaf changes, range ends and
+// increment, two slot reads and the copy, inlined; leaf changes, range ends and
 // re-seeks after writes are out of line.
 class MemoryCursor final : public Cursor {
  public:
@@ -169,7 +174,8 @@ class MemoryCursor final : public Cursor {
   bool valid() const override { return valid_; }
   BytesView key() const override { return key_; }
   BytesView value() const override { return value_; }
-  Status status() const override { return Status::OK(); }
+  // NoMemory when a pair could not be copied (the scan ended there).
+  Status status() const override { return out_of_memory_ ? Status::NoMemory() : Status::OK(); }
 
   void next() override {
     // [stop_, leaf end) (reverse: [0, stop_)) is never entered here: stop_
@@ -195,10 +201,23 @@ class MemoryCursor final : public Cursor {
   MemoryCursor* next_in_store() const { return next_; }
 
  private:
+  // The pair at index_, copied into pair_: key() and value() must outlive
+  // a write, which may move or free the bytes in the tree (core/store.h).
+  // One buffer and two plain copies: two string assigns cost twice as much,
+  // and this runs once per row of every scan.
   void load() {
-    key_ = leaf_->key(index_);
-    if (!keys_only_) value_ = leaf_->value(index_);
+    const BytesView k = leaf_->key(index_);
+    const BytesView v = keys_only_ ? BytesView() : leaf_->value(index_);
+    const size_t n = k.size() + v.size();
+    if (n > pair_capacity_ && !grow_pair(n)) return;
+    char* const p = pair_.get();
+    if (!k.empty()) std::memcpy(p, k.data(), k.size());
+    if (!v.empty()) std::memcpy(p + k.size(), v.data(), v.size());
+    key_ = BytesView(p, k.size());
+    value_ = BytesView(p + k.size(), v.size());
   }
+  // False, the cursor finished with status() NoMemory, if it cannot.
+  bool grow_pair(size_t n);
   void next_slow();
   void start();
   void reseek();
@@ -231,8 +250,9 @@ class MemoryCursor final : public Cursor {
   uint64_t remaining_ = 0;  // pairs the limit still allows, the current one included
   BytesView key_;
   BytesView value_;
-  Bytes key_copy_;  // the current pair while detached
-  Bytes value_copy_;
+  std::unique_ptr<char[]> pair_;  // the current pair's key, then its value
+  size_t pair_capacity_ = 0;
+  bool out_of_memory_ = false;
 };
 
 }  // namespace tuplekv

@@ -33,7 +33,10 @@ struct ScanOptions {
 // A position in a scan. A new cursor is already on the first pair of its
 // range (or !valid() if there is none).
 //
-// key() and value() stay valid until the cursor moves or is destroyed.
+// key() and value() stay valid until the cursor moves or is destroyed,
+// writes to the store in between included: a virtual table reads a row's
+// columns one call at a time from views it took once, and a function of
+// the same statement may write the table between two of those calls.
 // Writing to the store while a cursor is open is allowed: the cursor then
 // continues from the first key after (before, in reverse) the one it was
 // on, as it is in the store at that moment.
