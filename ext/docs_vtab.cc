@@ -624,6 +624,7 @@ struct DocsCursor : sqlite3_vtab_cursor {
       result_text(ctx, text);
       sqlite3_result_subtype(ctx, kJsonSubtype);
       *done = true;
+      cache_served_ = true;
     }
     t->docs->cache_done();
     return s;
@@ -644,6 +645,7 @@ struct DocsCursor : sqlite3_vtab_cursor {
     sub_ready_ = false;
     main_consumed_ = false;
     cached_row_ = false;
+    cache_served_ = false;
     if (!have_path_ && !full_) {
       // The whole document by id: a cache entry says it exists without a
       // scan of its leaves; column() reads the text.
@@ -738,8 +740,12 @@ struct DocsCursor : sqlite3_vtab_cursor {
     json_.clear();
     if (doc_null_) return Status::OK();
     DocsTable* t = table();
-    if (cached_row_) {
-      // The entry went away since load() (a write in between): the leaves.
+    if (cached_row_ || cache_served_) {
+      // The entry went away since load() or since it gave this row's
+      // document (a write in between, by a function of the same
+      // statement): the document as it is now, from its leaves, whole or
+      // NULL. A full scan's leaves after the write would give what was
+      // left of it.
       bool found = false;
       TUPLEKV_RETURN_IF_ERROR(t->docs->read(doc_, {}, &json_, &found));
       doc_null_ = !found;
@@ -769,6 +775,7 @@ struct DocsCursor : sqlite3_vtab_cursor {
   std::string json_;
   bool doc_ready_ = false, doc_null_ = false, sub_ready_ = false, main_consumed_ = false;
   bool cached_row_ = false;  // found by its cache entry; its leaves were not read
+  bool cache_served_ = false;  // its document came from the cache
 };
 
 // ---------------------------------------------------------------------------

@@ -679,6 +679,46 @@ TEST(DocsCacheTest, MissingOrCorruptEntries) {
   std::remove(path.c_str());
 }
 
+// delete_doc(id): deletes document id from inside the statement reading it.
+void delete_doc(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  sqlite3_stmt* st = nullptr;
+  sqlite3_prepare_v2(sqlite3_context_db_handle(ctx), "DELETE FROM docs WHERE id = ?1", -1, &st, nullptr);
+  sqlite3_bind_value(st, 1, argv[0]);
+  const int rc = sqlite3_step(st);
+  sqlite3_finalize(st);
+  if (rc != SQLITE_DONE) {
+    sqlite3_result_error(ctx, "delete_doc failed", -1);
+    return;
+  }
+  sqlite3_result_int(ctx, 1);
+}
+
+// A document read again after a function of the same statement deleted it
+// is whole or NULL, never what is left of it. With the cache it is read
+// anew, as the table is then (NULL); without, the leaves the first read
+// assembled are kept (the whole document).
+TEST_P(DocsTest, DeletingTheCurrentDocumentBetweenTwoReads) {
+  for (const char* cache : {"1", "0"}) {
+    SCOPED_TRACE(std::string("cache=") + cache);
+    ASSERT_TRUE(db.exec(std::string("DROP TABLE docs; CREATE VIRTUAL TABLE docs USING tuplekv_docs(cache=") +
+                        cache + ", store=" + GetParam() + ")"));
+    ASSERT_TRUE(db.exec("WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < 199)"
+                        " INSERT INTO docs(id, doc) SELECT x, json_object('a', json_array('x' || x, 1), 'n', 'n' || x)"
+                        " FROM c"));
+    ASSERT_EQ(sqlite3_create_function(db.handle(), "delete_doc", 1, SQLITE_UTF8, nullptr, delete_doc, nullptr,
+                                      nullptr),
+              SQLITE_OK);
+    const Rows rows = db.rows("SELECT id, doc, delete_doc(id), doc FROM docs");
+    ASSERT_EQ(rows.size(), 200u);
+    for (const Row& r : rows) {
+      const std::string whole = "{\"a\":[\"x" + r[0] + "\",1],\"n\":\"n" + r[0] + "\"}";
+      EXPECT_EQ(r[1], whole);
+      EXPECT_EQ(r[3], std::string(cache) == "1" ? "NULL" : whole) << "id " << r[0];
+    }
+    EXPECT_EQ(db.value("SELECT count(*) FROM docs"), "0");
+  }
+}
+
 TEST_P(DocsTest, Leaves) {
   ASSERT_TRUE(db.exec(R"(INSERT INTO docs(id, doc) VALUES
       (1, '{"region":"EU","n":1.5,"t":true,"big":123456789012345678901234,"e":{},"l":[null,"x"]}'),
