@@ -67,6 +67,40 @@ DuringScan during_scan(Db* db, const std::string& scan, const std::string& sql) 
   return out;
 }
 
+namespace {
+
+void run_sql_function(sqlite3_context* ctx, int, sqlite3_value** argv) {
+  const auto* sql = static_cast<const std::string*>(sqlite3_user_data(ctx));
+  sqlite3* db = sqlite3_context_db_handle(ctx);
+  const char* tail = sql->c_str();
+  while (*tail != '\0') {
+    sqlite3_stmt* st = nullptr;
+    if (sqlite3_prepare_v2(db, tail, -1, &st, &tail) != SQLITE_OK) {
+      sqlite3_result_error(ctx, sqlite3_errmsg(db), -1);
+      return;
+    }
+    if (st == nullptr) continue;  // only a comment or spaces were left
+    if (sqlite3_bind_parameter_count(st) >= 1) sqlite3_bind_value(st, 1, argv[0]);
+    while (sqlite3_step(st) == SQLITE_ROW) {
+    }
+    if (sqlite3_finalize(st) != SQLITE_OK) {
+      sqlite3_result_error(ctx, sqlite3_errmsg(db), -1);
+      return;
+    }
+  }
+  sqlite3_result_int(ctx, 1);
+}
+
+}  // namespace
+
+void add_sql_function(Db* db, const std::string& name, const std::string& sql) {
+  auto* owned = new std::string(sql);
+  const int rc = sqlite3_create_function_v2(db->handle(), name.c_str(), 1, SQLITE_UTF8, owned, run_sql_function,
+                                            nullptr, nullptr,
+                                            [](void* p) { delete static_cast<std::string*>(p); });
+  if (rc != SQLITE_OK) ADD_FAILURE() << "cannot declare " << name << ": " << sqlite3_errmsg(db->handle());
+}
+
 std::string render_column(sqlite3_stmt* stmt, int i) {
   switch (sqlite3_column_type(stmt, i)) {
     case SQLITE_NULL:

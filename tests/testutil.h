@@ -75,6 +75,12 @@ struct DuringScan {
 // still open, then reads the scan to its end.
 DuringScan during_scan(Db* db, const std::string& scan, const std::string& sql);
 
+// Declares the SQL function name(x) on db: it runs `sql`, one or more
+// statements, with ?1 bound to x in each, and returns 1 (their error if
+// one fails). For statements that write a table from inside a statement
+// reading it, between two of its column reads: SELECT a, name(a), b FROM t.
+void add_sql_function(Db* db, const std::string& name, const std::string& sql);
+
 // Renders the current row's column i as described above.
 std::string render_column(sqlite3_stmt* stmt, int i);
 

@@ -239,20 +239,6 @@ TEST_P(CellsTest, DeletingARowIsOneRangeClear) {
   same_as_native();
 }
 
-// delete_row(r): deletes row r of t from inside the statement reading it.
-void delete_row(sqlite3_context* ctx, int, sqlite3_value** argv) {
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(sqlite3_context_db_handle(ctx), "DELETE FROM t WHERE row = ?1", -1, &st, nullptr);
-  sqlite3_bind_value(st, 1, argv[0]);
-  const int rc = sqlite3_step(st);
-  sqlite3_finalize(st);
-  if (rc != SQLITE_DONE) {
-    sqlite3_result_error(ctx, "delete_row failed", -1);
-    return;
-  }
-  sqlite3_result_int(ctx, 1);
-}
-
 // A cell's columns read after a function of the same statement deleted its
 // row come from the cell as it was read: the store's writes may free the
 // bytes the cursor read it from (the sanitizer build catches a read of
@@ -260,9 +246,7 @@ void delete_row(sqlite3_context* ctx, int, sqlite3_value** argv) {
 TEST_P(CellsTest, DeletingTheCurrentRowBetweenTwoColumnReads) {
   ASSERT_TRUE(db.exec("WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < 799)"
                       " INSERT INTO t SELECT x, 'c', 'v' || x || printf('%.70c', 'x') FROM c"));
-  ASSERT_EQ(sqlite3_create_function(db.handle(), "delete_row", 1, SQLITE_UTF8, nullptr, delete_row, nullptr,
-                                    nullptr),
-            SQLITE_OK);
+  add_sql_function(&db, "delete_row", "DELETE FROM t WHERE row = ?1");
   const Rows rows = db.rows("SELECT row, delete_row(row), value, col FROM t WHERE col = 'c'");
   ASSERT_EQ(rows.size(), 800u);
   for (const Row& r : rows) {

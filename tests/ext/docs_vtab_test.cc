@@ -679,20 +679,6 @@ TEST(DocsCacheTest, MissingOrCorruptEntries) {
   std::remove(path.c_str());
 }
 
-// delete_doc(id): deletes document id from inside the statement reading it.
-void delete_doc(sqlite3_context* ctx, int, sqlite3_value** argv) {
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(sqlite3_context_db_handle(ctx), "DELETE FROM docs WHERE id = ?1", -1, &st, nullptr);
-  sqlite3_bind_value(st, 1, argv[0]);
-  const int rc = sqlite3_step(st);
-  sqlite3_finalize(st);
-  if (rc != SQLITE_DONE) {
-    sqlite3_result_error(ctx, "delete_doc failed", -1);
-    return;
-  }
-  sqlite3_result_int(ctx, 1);
-}
-
 // A document read again after a function of the same statement deleted it
 // is whole or NULL, never what is left of it. With the cache it is read
 // anew, as the table is then (NULL); without, the leaves the first read
@@ -705,9 +691,7 @@ TEST_P(DocsTest, DeletingTheCurrentDocumentBetweenTwoReads) {
     ASSERT_TRUE(db.exec("WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < 199)"
                         " INSERT INTO docs(id, doc) SELECT x, json_object('a', json_array('x' || x, 1), 'n', 'n' || x)"
                         " FROM c"));
-    ASSERT_EQ(sqlite3_create_function(db.handle(), "delete_doc", 1, SQLITE_UTF8, nullptr, delete_doc, nullptr,
-                                      nullptr),
-              SQLITE_OK);
+    add_sql_function(&db, "delete_doc", "DELETE FROM docs WHERE id = ?1");
     const Rows rows = db.rows("SELECT id, doc, delete_doc(id), doc FROM docs");
     ASSERT_EQ(rows.size(), 200u);
     for (const Row& r : rows) {

@@ -140,30 +140,13 @@ TEST_P(MultimapTest, ValuesOfAKeyAreOnePrefixScanAndCountReadsKeysOnly) {
   }
 }
 
-// delete_student(s): deletes every pair of s from inside the statement
-// reading them.
-void delete_student(sqlite3_context* ctx, int, sqlite3_value** argv) {
-  sqlite3_stmt* st = nullptr;
-  sqlite3_prepare_v2(sqlite3_context_db_handle(ctx), "DELETE FROM t WHERE student = ?1", -1, &st, nullptr);
-  sqlite3_bind_value(st, 1, argv[0]);
-  const int rc = sqlite3_step(st);
-  sqlite3_finalize(st);
-  if (rc != SQLITE_DONE) {
-    sqlite3_result_error(ctx, "delete_student failed", -1);
-    return;
-  }
-  sqlite3_result_int(ctx, 1);
-}
-
 // A pair's columns read after a function of the same statement deleted it
 // come from the pair as it was read, never from bytes the write freed
 // (the sanitizer build catches a read of those).
 TEST_P(MultimapTest, DeletingTheCurrentPairBetweenTwoColumnReads) {
   ASSERT_TRUE(db.exec("WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < 799)"
                       " INSERT INTO t SELECT x, 'class' || x || printf('%.70c', 'x') FROM c"));
-  ASSERT_EQ(sqlite3_create_function(db.handle(), "delete_student", 1, SQLITE_UTF8, nullptr, delete_student,
-                                    nullptr, nullptr),
-            SQLITE_OK);
+  add_sql_function(&db, "delete_student", "DELETE FROM t WHERE student = ?1");
   const Rows rows = db.rows("SELECT student, delete_student(student), class FROM t");
   ASSERT_EQ(rows.size(), 800u);
   for (const Row& r : rows) {

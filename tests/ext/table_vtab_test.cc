@@ -1071,29 +1071,6 @@ TEST_P(TableVtabTest, ARollbackUndoesWritesOnBothSidesOfASchemaChange) {
   EXPECT_EQ(db_.value("SELECT tuplekv_check('users')"), "ok");
 }
 
-// rewrite_around(id): for every 25th id, rewrites the table around that
-// row from inside the statement reading it: the row itself updated, its
-// neighbours deleted, then 81 rows around it replaced by longer ones, so
-// that the store's nodes merge and split under the open cursor.
-void rewrite_around(sqlite3_context* ctx, int, sqlite3_value** argv) {
-  const sqlite3_int64 id = sqlite3_value_int64(argv[0]);
-  if (id % 25 == 0) {
-    const std::string at = std::to_string(id);
-    const std::string sql =
-        "UPDATE big SET name = 'N' || user_id, region = 'R' || user_id WHERE user_id = " + at + ";"
-        "DELETE FROM big WHERE user_id BETWEEN " + at + " - 20 AND " + at + " + 20 AND user_id != " + at + ";"
-        "WITH RECURSIVE c(x) AS (SELECT max(" + at + " - 40, 0) UNION ALL SELECT x + 1 FROM c WHERE x < min(" +
-        at + " + 40, 1499)) INSERT OR REPLACE INTO big SELECT x, 'N' || x, 'R' || x || printf('%.90c', 'y') FROM c";
-    char* err = nullptr;
-    if (sqlite3_exec(sqlite3_context_db_handle(ctx), sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-      sqlite3_result_error(ctx, err != nullptr ? err : "rewrite_around failed", -1);
-      sqlite3_free(err);
-      return;
-    }
-  }
-  sqlite3_result_int64(ctx, id);
-}
-
 // A row's columns are read one xColumn call at a time; a function in the
 // same statement may write the table between two of them. The columns
 // read after the write come from the row as it was read, as those read
@@ -1105,9 +1082,17 @@ TEST_P(TableVtabTest, WritesBetweenTwoColumnReadsOfARow) {
                        " PRIMARY KEY(user_id), INDEX big_region(region)" + store_option() + ");"
                        "WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < 1499)"
                        " INSERT INTO big SELECT x, 'n' || x, 'r' || x || printf('%.60c', 'z') FROM c"));
-  ASSERT_EQ(sqlite3_create_function(db_.handle(), "rewrite_around", 1, SQLITE_UTF8, nullptr, rewrite_around,
-                                    nullptr, nullptr),
-            SQLITE_OK);
+  // For every 25th id, the table rewritten around that row: the row
+  // itself updated, its neighbours deleted, then 81 rows around it
+  // replaced by longer ones, so that the store's nodes merge and split
+  // under the open cursor.
+  add_sql_function(&db_, "rewrite_around",
+                   "UPDATE big SET name = 'N' || user_id, region = 'R' || user_id"
+                   " WHERE user_id = ?1 AND ?1 % 25 = 0;"
+                   "DELETE FROM big WHERE ?1 % 25 = 0 AND user_id BETWEEN ?1 - 20 AND ?1 + 20 AND user_id != ?1;"
+                   "WITH RECURSIVE c(x) AS (SELECT max(?1 - 40, 0) WHERE ?1 % 25 = 0"
+                   " UNION ALL SELECT x + 1 FROM c WHERE x < min(?1 + 40, 1499))"
+                   " INSERT OR REPLACE INTO big SELECT x, 'N' || x, 'R' || x || printf('%.90c', 'y') FROM c");
   for (const char* order : {"", " ORDER BY user_id DESC"}) {
     for (const bool in_transaction : {false, true}) {
       SCOPED_TRACE(std::string(order) + (in_transaction ? " in a transaction" : ""));
