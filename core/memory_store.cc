@@ -211,14 +211,8 @@ void MemoryStore::detach_cursors() {
   for (MemoryCursor* c = cursors_; c != nullptr; c = c->next_in_store()) c->detach();
 }
 
-void MemoryStore::prepare_write(BytesView* a, BytesView* b) {
-  if (cursors_ == nullptr) return;  // then no view into the tree exists
-  scratch_a_.assign(a->data(), a->size());
-  *a = scratch_a_;
-  if (b != nullptr) {
-    scratch_b_.assign(b->data(), b->size());
-    *b = scratch_b_;
-  }
+void MemoryStore::begin_write() {
+  ++version_;
   detach_cursors();
 }
 
@@ -237,7 +231,7 @@ Status MemoryStore::get(BytesView key, Bytes* value, bool* found) {
 Status MemoryStore::set(BytesView key, BytesView value) {
   TUPLEKV_RETURN_IF_ERROR(check_length(key, "key"));
   TUPLEKV_RETURN_IF_ERROR(check_length(value, "value"));
-  prepare_write(&key, &value);
+  begin_write();
   tree_.put(key, value, sink());
   return Status::OK();
 }
@@ -251,13 +245,13 @@ Status MemoryStore::insert(BytesView key, BytesView value, bool* inserted) {
 }
 
 Status MemoryStore::clear(BytesView key) {
-  prepare_write(&key, nullptr);
+  begin_write();
   tree_.erase(key, sink());
   return Status::OK();
 }
 
 Status MemoryStore::clear_range(BytesView begin, BytesView end) {
-  prepare_write(&begin, &end);
+  begin_write();
   tree_.erase_range(begin, end, sink());
   return Status::OK();
 }
@@ -296,7 +290,7 @@ bool MemoryStore::rollback_could_change() const {
 
 void MemoryStore::undo_to(size_t n) {
   if (n >= undo_.size()) return;
-  detach_cursors();
+  begin_write();
   undo_.undo_to(n, &tree_);
 }
 

@@ -91,6 +91,7 @@ class MemoryStore final : public OrderedStore {
   Status clear_range(BytesView begin, BytesView end) override;
   Result<std::unique_ptr<Cursor>> scan(const KeyRange& range,
                                        const ScanOptions& options) override;
+  uint64_t version() const override { return version_; }
 
   Status begin() override;
   Status commit() override;
@@ -142,9 +143,10 @@ class MemoryStore final : public OrderedStore {
   };
 
   btree::ChangeSink* sink() { return in_transaction_ ? &undo_ : nullptr; }
-  // Before a write: copies the arguments (they may be views from a cursor
-  // into the tree) and detaches every open cursor.
-  void prepare_write(BytesView* a, BytesView* b);
+  // Before a write: moves version() and detaches every open cursor. The
+  // arguments need no copy: no view into the tree leaves the store (get()
+  // copies, cursors hand out their own buffer).
+  void begin_write();
   void detach_cursors();
   void undo_to(size_t n);
 
@@ -155,8 +157,7 @@ class MemoryStore final : public OrderedStore {
   bool joining_ = false;  // begin() found the transaction open (see "Joining")
   std::vector<Mark> marks_;  // ascending in level and in undo_size
   MemoryCursor* cursors_ = nullptr;  // open cursors, linked through the cursors
-  Bytes scratch_a_;
-  Bytes scratch_b_;
+  uint64_t version_ = 0;
 };
 
 // The cursor MemoryStore::scan() returns. It is public so that a caller

@@ -91,6 +91,13 @@ class OrderedStore {
   virtual Result<std::unique_ptr<Cursor>> scan(const KeyRange& range,
                                                const ScanOptions& options) = 0;
 
+  // A number that moves on every write and every rollback: when it is the
+  // same at two moments, the pairs were not changed in between. A reader
+  // that assembles one result from several pairs (a document from its
+  // leaves) checks it before trusting a pair it read earlier, since a
+  // function of the same statement may have written the store since.
+  virtual uint64_t version() const = 0;
+
   // The keys of `range` as scan() visits them, each with the value of its
   // mapped key (core/key_mapping.h) instead of its own: an index scan that
   // reads each row with its entry. keys_only is ignored. Writes between

@@ -1095,6 +1095,8 @@ Status SqliteStore::begin() {
 
 bool SqliteStore::in_transaction() const { return impl_->in_transaction; }
 
+uint64_t SqliteStore::version() const { return impl_->changes; }
+
 Status SqliteStore::sync() { return impl_->apply(); }
 
 Status SqliteStore::commit() {

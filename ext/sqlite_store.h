@@ -316,6 +316,9 @@ class SqliteStore final : public OrderedStore {
   // the hooks also apply or drop the batch.
   Status begin() override;
   bool in_transaction() const override;
+  // Moves with every write through this store, batched ones included, and
+  // every rollback hook.
+  uint64_t version() const override;
   Status sync() override;
   Status commit() override;
   Status rollback() override;

@@ -1005,6 +1005,41 @@ TYPED_TEST_P(StoreConformanceTest, MappedScanSeesWritesBetweenSteps) {
   }
 }
 
+// version() says whether the pairs may have changed: the same across reads,
+// moved by each write that changes one.
+TYPED_TEST_P(StoreConformanceTest, VersionMovesWithEveryWrite) {
+  this->fill(edge_sample());
+  OrderedStore* store = this->store();
+  uint64_t seen = store->version();
+  const auto moved = [&] {
+    const uint64_t now = store->version();
+    const bool m = now != seen;
+    seen = now;
+    return m;
+  };
+  Bytes v;
+  bool found = false;
+  TUPLEKV_ASSERT_OK(store->get("a", &v, &found));
+  {
+    auto c = store->scan(KeyRange{Bytes(), Bytes()}, ScanOptions());
+    ASSERT_TRUE(c.ok());
+    while ((*c)->valid()) (*c)->next();
+  }
+  EXPECT_FALSE(moved()) << "reads";
+  this->set("a", "new");
+  EXPECT_TRUE(moved()) << "set";
+  bool inserted = false;
+  TUPLEKV_ASSERT_OK(store->insert("inserted", "1", &inserted));
+  ASSERT_TRUE(inserted);
+  this->model_["inserted"] = "1";
+  EXPECT_TRUE(moved()) << "insert";
+  this->clear("b");
+  EXPECT_TRUE(moved()) << "clear";
+  this->clear_range("c", "");
+  EXPECT_TRUE(moved()) << "clear_range";
+  EXPECT_TRUE(this->matches_model());
+}
+
 REGISTER_TYPED_TEST_SUITE_P(StoreConformanceTest, GetSetClear, EmptyKeysAndValues,
                             UnsignedByteOrder, LargeKeysAndValues, ClearRangeEveryEdge,
                             ClearRangeEmptyInvertedAndUnbounded, ClearRangeOfManyKeys,
@@ -1015,7 +1050,7 @@ REGISTER_TYPED_TEST_SUITE_P(StoreConformanceTest, GetSetClear, EmptyKeysAndValue
                             ManyCursorsSurviveWrites, ViewsTakenBeforeAWriteStayValid,
                             RandomWritesDuringScans,
                             RandomOperationsMatchTheModel, MappedScansReadEachMappedValue,
-                            MappedScanSeesWritesBetweenSteps);
+                            MappedScanSeesWritesBetweenSteps, VersionMovesWithEveryWrite);
 
 // ---------------------------------------------------------------------------
 // Transactions and savepoints (core/store.h):
@@ -1416,13 +1451,29 @@ TYPED_TEST_P(StoreTransactionTest, RandomTransactionsMatchTheModel) {
   }
 }
 
+// Undoing writes changes pairs too: a reader that kept one must see it.
+TYPED_TEST_P(StoreTransactionTest, VersionMovesWithEveryUndo) {
+  this->fill(edge_sample());
+  OrderedStore* store = this->store();
+  TUPLEKV_ASSERT_OK(store->begin());
+  TUPLEKV_ASSERT_OK(store->savepoint(0));
+  this->set("a", "changed");
+  uint64_t before = store->version();
+  TUPLEKV_ASSERT_OK(store->rollback_to(0));
+  EXPECT_NE(store->version(), before) << "rollback_to";
+  this->set("b", "changed");
+  before = store->version();
+  TUPLEKV_ASSERT_OK(store->rollback());
+  EXPECT_NE(store->version(), before) << "rollback";
+}
+
 REGISTER_TYPED_TEST_SUITE_P(StoreTransactionTest, CommitKeepsAndRollbackUndoes,
                             WritesOutsideATransactionStay, NestedSavepoints,
                             ReleaseKeepsWritesAndForgetsMarks,
                             MarkingALevelAgainDiscardsHigherMarks,
                             RollbackToAnUnmarkedLevelUsesTheLowestMarkAbove,
                             UndoMovesOpenCursorsCorrectly, SqliteCallOrder,
-                            RandomTransactionsMatchTheModel);
+                            RandomTransactionsMatchTheModel, VersionMovesWithEveryUndo);
 
 }  // namespace tuplekv::testing
 
