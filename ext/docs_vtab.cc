@@ -544,6 +544,7 @@ struct DocsCursor : sqlite3_vtab_cursor {
         ScanOptions o;
         if (scan_ == nullptr) {
           ++t->stats->ranges;
+          scan_version_ = t->store()->version();
           TUPLEKV_ASSIGN_OR_RETURN(scan_, t->store()->scan(all, o));
         } else {
           TUPLEKV_RETURN_IF_ERROR(rescan(all));
@@ -632,7 +633,26 @@ struct DocsCursor : sqlite3_vtab_cursor {
 
   Status rescan(const KeyRange& r) {
     ++table()->stats->ranges;
+    scan_version_ = table()->store()->version();
     return scan_->rescan(r);
+  }
+
+  // The keys of the current row's subtree.
+  KeyRange row_range() const {
+    return table()->options.mode == DocsMode::kDocuments ? KeyRange{raw_, *strinc(raw_)} : range(raw_);
+  }
+
+  // sub_ on the first key of the current row's subtree; *found false when
+  // it has none.
+  Status seek_row(bool* found) {
+    ++table()->stats->ranges;
+    if (sub_ == nullptr) {
+      TUPLEKV_ASSIGN_OR_RETURN(sub_, table()->store()->scan(row_range(), ScanOptions()));
+    } else {
+      TUPLEKV_RETURN_IF_ERROR(sub_->rescan(row_range()));
+    }
+    *found = sub_->valid();
+    return sub_->status();
   }
 
   // Sets up the row of document `doc` (the subtree at the query's path);
@@ -668,19 +688,11 @@ struct DocsCursor : sqlite3_vtab_cursor {
       TUPLEKV_RETURN_IF_ERROR(t->docs->resolve(doc, path_, &resolved_, &resolved));
     }
     t->docs->subtree_key(doc, resolved_, &raw_);
+    row_version_ = t->store()->version();
     if (!resolved) {
       (void)pack_element(TupleValue::int64(kUnresolved), &raw_);
     } else if (!(full_ && !have_path_)) {
-      const KeyRange r = t->options.mode == DocsMode::kDocuments ? KeyRange{raw_, *strinc(raw_)}
-                                                                  : range(raw_);
-      ++t->stats->ranges;
-      if (sub_ == nullptr) {
-        TUPLEKV_ASSIGN_OR_RETURN(sub_, t->store()->scan(r, ScanOptions()));
-      } else {
-        TUPLEKV_RETURN_IF_ERROR(sub_->rescan(r));
-      }
-      sub_ready_ = sub_->valid();
-      TUPLEKV_RETURN_IF_ERROR(sub_->status());
+      TUPLEKV_RETURN_IF_ERROR(seek_row(&sub_ready_));
       if (sub_ready_) {
         *present = true;
         return Status::OK();
@@ -717,6 +729,12 @@ struct DocsCursor : sqlite3_vtab_cursor {
       Bytes end;
       t->docs->subtree_key(doc_, {}, &end);
       TUPLEKV_RETURN_IF_ERROR(rescan(KeyRange{*strinc(end), *strinc(t->prefix)}));
+    } else if (scan_->valid() && scan_version_ != t->store()->version()) {
+      // Reading the document read ahead to the next one's first key, and
+      // the store has been written since: that key may be gone, or another
+      // may come before it now.
+      const Bytes from(scan_->key());
+      TUPLEKV_RETURN_IF_ERROR(rescan(KeyRange{from, *strinc(t->prefix)}));
     }
     if (!scan_->valid()) {
       TUPLEKV_RETURN_IF_ERROR(scan_->status());
@@ -751,9 +769,20 @@ struct DocsCursor : sqlite3_vtab_cursor {
       doc_null_ = !found;
       return Status::OK();
     }
+    if (row_version_ != t->store()->version()) {
+      // A write since load() (by a function of the same statement): the
+      // pair the row stands on may be gone, and its other leaves changed.
+      // The subtree as it is now, or NULL.
+      row_version_ = t->store()->version();
+      TUPLEKV_RETURN_IF_ERROR(seek_row(&sub_ready_));
+      doc_null_ = !sub_ready_;
+      return doc_null_ ? Status::OK() : t->docs->assemble(sub_.get(), raw_, &json_);
+    }
     if (full_ && !have_path_) {
       main_consumed_ = true;
-      return t->docs->assemble(scan_.get(), raw_, &json_);
+      const Status s = t->docs->assemble(scan_.get(), raw_, &json_);
+      scan_version_ = t->store()->version();
+      return s;
     }
     if (!sub_ready_) return Status::Internal("tuplekv internal error: subtree not positioned");
     return t->docs->assemble(sub_.get(), raw_, &json_);
@@ -769,6 +798,7 @@ struct DocsCursor : sqlite3_vtab_cursor {
   std::vector<Bytes> ids_;
   size_t id_pos_ = 0;
   std::unique_ptr<Cursor> scan_;  // full scans: every key of the table
+  uint64_t scan_version_ = 0;     // the store's version() when scan_ last moved
   std::unique_ptr<Cursor> sub_;   // the subtree of the current row
   // The current row.
   Bytes doc_, resolved_, raw_;
@@ -776,6 +806,7 @@ struct DocsCursor : sqlite3_vtab_cursor {
   bool doc_ready_ = false, doc_null_ = false, sub_ready_ = false, main_consumed_ = false;
   bool cached_row_ = false;  // found by its cache entry; its leaves were not read
   bool cache_served_ = false;  // its document came from the cache
+  uint64_t row_version_ = 0;   // the store's version() when load() positioned the row
 };
 
 // ---------------------------------------------------------------------------
