@@ -769,7 +769,9 @@ TEST_P(KvTest, ATableWrittenInTheOpenTransactionIsDroppedOnlyWhereARollbackCanUn
   ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa')"));
   ASSERT_TRUE(db.exec("BEGIN; INSERT INTO t VALUES (x'02', x'bb')"));
   drop("t");
-  if (memory()) EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"02", "BB"}}));
+  if (memory()) {
+    EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}, {"02", "BB"}}));
+  }
   ASSERT_TRUE(db.exec("ROLLBACK"));
   EXPECT_EQ(snapshot(db), (Rows{{"01", "AA"}}));
 
