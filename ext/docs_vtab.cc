@@ -724,17 +724,13 @@ struct DocsCursor : sqlite3_vtab_cursor {
       return Status::OK();
     }
     // Full scan: skip what is left of the current document, then stand on
-    // the next one's first key.
-    if (!doc_.empty() && !main_consumed_) {
+    // the next one's first key. Reading the document has stood the scan
+    // there already, unless the store was written since: that key may be
+    // gone, or another may come before it now.
+    if (!doc_.empty() && (!main_consumed_ || scan_version_ != t->store()->version())) {
       Bytes end;
       t->docs->subtree_key(doc_, {}, &end);
       TUPLEKV_RETURN_IF_ERROR(rescan(KeyRange{*strinc(end), *strinc(t->prefix)}));
-    } else if (scan_->valid() && scan_version_ != t->store()->version()) {
-      // Reading the document read ahead to the next one's first key, and
-      // the store has been written since: that key may be gone, or another
-      // may come before it now.
-      const Bytes from(scan_->key());
-      TUPLEKV_RETURN_IF_ERROR(rescan(KeyRange{from, *strinc(t->prefix)}));
     }
     if (!scan_->valid()) {
       TUPLEKV_RETURN_IF_ERROR(scan_->status());
