@@ -244,6 +244,7 @@ struct DocsTable : sqlite3_vtab {
     } else {
       TUPLEKV_RETURN_IF_ERROR(SqliteStore::rename_table(db, schema, name, to));
       TUPLEKV_RETURN_IF_ERROR(opened.sqlite_store->renamed(to));
+      registry->rename_sqlite_store(schema, name, to);
       if (sqlite_cache != nullptr) {
         // Entries are keyed by id alone: the table moves, no entry changes.
         TUPLEKV_RETURN_IF_ERROR(SqliteDocCache::rename_table(db, schema, name, to));
@@ -572,6 +573,9 @@ struct DocsCursor : sqlite3_vtab_cursor {
         break;
       case 1: {
         if (sqlite3_vtab_nochange(ctx)) return SQLITE_OK;
+        // Each read gives the document as the table is then: a function of
+        // the same statement may have written it since the last read.
+        if (doc_ready_ && doc_version_ != t->store()->version()) doc_ready_ = false;
         bool done = false;
         s = result_from_cache(ctx, &done);
         if (!s.ok() || done) break;
@@ -750,10 +754,10 @@ struct DocsCursor : sqlite3_vtab_cursor {
 
   Status ensure_doc() {
     if (doc_ready_) return Status::OK();
-    doc_ready_ = true;
-    json_.clear();
-    if (doc_null_) return Status::OK();
     DocsTable* t = table();
+    doc_ready_ = true;
+    doc_version_ = t->store()->version();
+    json_.clear();
     if (cached_row_ || cache_served_) {
       // The entry went away since load() or since it gave this row's
       // document (a write in between, by a function of the same
@@ -765,15 +769,17 @@ struct DocsCursor : sqlite3_vtab_cursor {
       doc_null_ = !found;
       return Status::OK();
     }
-    if (row_version_ != t->store()->version()) {
+    if (row_version_ != doc_version_) {
       // A write since load() (by a function of the same statement): the
-      // pair the row stands on may be gone, and its other leaves changed.
-      // The subtree as it is now, or NULL.
-      row_version_ = t->store()->version();
+      // pair the row stands on may be gone, its other leaves changed, and
+      // a subtree that was absent may be there now. The subtree as it is
+      // now, or NULL.
+      row_version_ = doc_version_;
       TUPLEKV_RETURN_IF_ERROR(seek_row(&sub_ready_));
       doc_null_ = !sub_ready_;
       return doc_null_ ? Status::OK() : t->docs->assemble(sub_.get(), raw_, &json_);
     }
+    if (doc_null_) return Status::OK();
     if (full_ && !have_path_) {
       main_consumed_ = true;
       const Status s = t->docs->assemble(scan_.get(), raw_, &json_);
@@ -803,6 +809,7 @@ struct DocsCursor : sqlite3_vtab_cursor {
   bool cached_row_ = false;  // found by its cache entry; its leaves were not read
   bool cache_served_ = false;  // its document came from the cache
   uint64_t row_version_ = 0;   // the store's version() when load() positioned the row
+  uint64_t doc_version_ = 0;   // and when ensure_doc() read json_
 };
 
 // ---------------------------------------------------------------------------
