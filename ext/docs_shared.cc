@@ -63,9 +63,10 @@ Status open_store(sqlite3* db, ConnectionRegistry* registry, const std::string& 
     return Status::OK();
   }
   if (create) TUPLEKV_RETURN_IF_ERROR(SqliteStore::create_table(db, schema, name));
-  TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> s, SqliteStore::open(db, schema, name));
+  // Shared with the docs table's other readers (ConnectionRegistry::sqlite_store).
+  TUPLEKV_ASSIGN_OR_RETURN(std::shared_ptr<SqliteStore> s, registry->sqlite_store(schema, name, create));
   out->sqlite_store = s.get();
-  out->store = std::shared_ptr<OrderedStore>(std::move(s));
+  out->store = std::move(s);
   return Status::OK();
 }
 

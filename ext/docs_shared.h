@@ -46,8 +46,10 @@ struct OpenedStore {
   SqliteStore* sqlite_store = nullptr;
 };
 
-// Opens (with `create`: first creates) the leaves' store of table `name`.
-// *prefix may change (a memory store keeps the prefix it was made with).
+// Opens (with `create`: first creates) the leaves' store of table `name`:
+// one object per connection, which the docs table and every tuplekv_leaves
+// over it share (ConnectionRegistry). *prefix may change (a memory store
+// keeps the prefix it was made with).
 // `declaration`: ConnectionRegistry::declaration_of() the docs table's
 // arguments, empty where they are unknown.
 Status open_store(sqlite3* db, ConnectionRegistry* registry, const std::string& schema,

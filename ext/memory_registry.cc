@@ -6,6 +6,7 @@
 
 #include "core/tuple.h"
 #include "ext/errors.h"
+#include "ext/sqlite_store.h"
 
 namespace tuplekv::ext {
 
@@ -246,6 +247,28 @@ void ConnectionRegistry::rename_stats(const std::string& schema, const std::stri
 
 void ConnectionRegistry::drop_stats(const std::string& schema, const std::string& name) {
   stats_.erase(key(schema, name));
+}
+
+Result<std::shared_ptr<SqliteStore>> ConnectionRegistry::sqlite_store(const std::string& schema,
+                                                                      const std::string& name, bool fresh) {
+  std::erase_if(sqlite_stores_, [](const auto& entry) { return entry.second.expired(); });
+  std::weak_ptr<SqliteStore>& slot = sqlite_stores_[key(schema, name)];
+  if (!fresh) {
+    if (std::shared_ptr<SqliteStore> open = slot.lock()) return open;
+  }
+  TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> made, SqliteStore::open(db_, schema, name));
+  std::shared_ptr<SqliteStore> store(std::move(made));
+  slot = store;
+  return store;
+}
+
+void ConnectionRegistry::rename_sqlite_store(const std::string& schema, const std::string& from,
+                                             const std::string& to) {
+  auto it = sqlite_stores_.find(key(schema, from));
+  if (it == sqlite_stores_.end()) return;
+  std::weak_ptr<SqliteStore> s = std::move(it->second);
+  sqlite_stores_.erase(it);
+  sqlite_stores_[key(schema, to)] = std::move(s);
 }
 
 std::shared_ptr<ScanStats> ConnectionRegistry::find_stats(std::string_view qualified) const {

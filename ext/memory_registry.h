@@ -1,5 +1,7 @@
 // Per-connection state of tuplekv's virtual tables: the stores of
-// `store=memory` tables and the scan counters behind tuplekv_stats().
+// `store=memory` tables, the SQLite store of each tuplekv_docs table (which
+// its tuplekv_leaves tables share) and the scan counters behind
+// tuplekv_stats().
 //
 // A `store=memory` table keeps its pairs in a MemoryStore that belongs to
 // the database connection, not to the sqlite3_vtab object: SQLite may
@@ -37,9 +39,12 @@
 #include <string_view>
 
 #include "core/memory_store.h"
+#include "core/status.h"
 #include "ext/sqlite_api.h"
 
 namespace tuplekv::ext {
+
+class SqliteStore;
 
 struct ScanStats {
   uint64_t scans = 0;   // xFilter calls
@@ -93,6 +98,17 @@ class ConnectionRegistry {
   // `table` or `schema.table`; null if unknown.
   std::shared_ptr<ScanStats> find_stats(std::string_view qualified) const;
 
+  // The SQLite store of table `name`, one object for every virtual table
+  // that reads its shadow table on this connection: a tuplekv_docs table
+  // and the tuplekv_leaves tables over it. A SqliteStore tells its own
+  // cursors of its writes (ext/sqlite_store.h), so a leaves scan must share
+  // the store the docs table writes through. The one already open, or a
+  // new one; `fresh` (xCreate) always a new one, so that a store kept
+  // alive from a dropped table of the same name is not joined.
+  Result<std::shared_ptr<SqliteStore>> sqlite_store(const std::string& schema, const std::string& name,
+                                                    bool fresh);
+  void rename_sqlite_store(const std::string& schema, const std::string& from, const std::string& to);
+
   // Registers tuplekv_stats on `db` (bound to this registry).
   int register_functions(sqlite3* db, char** err);
 
@@ -113,6 +129,7 @@ class ConnectionRegistry {
   std::map<std::string, MemoryEntry> memory_;
   size_t uncertain_ = 0;
   std::map<std::string, std::shared_ptr<ScanStats>> stats_;
+  std::map<std::string, std::weak_ptr<SqliteStore>> sqlite_stores_;
 };
 
 }  // namespace tuplekv::ext
