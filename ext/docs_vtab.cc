@@ -24,8 +24,9 @@
 // reading the same text from a native table's column. So the table also
 // keeps every document's whole JSON text, outside the leaf keyspace:
 //   store=sqlite  a second shadow table "<name>_json"(id BLOB PRIMARY KEY,
-//                 doc TEXT) WITHOUT ROWID, id = the packed id element
-//                 (ext/docs_cache.h); "<name>_kv" holds exactly the keys above
+//                 doc TEXT), a rowid table, id = the packed id element
+//                 (ext/docs_cache.h says why); "<name>_kv" holds exactly the
+//                 keys above
 //   store=memory  keys 0xFF 'json' + id in the table's memory store, which no
 //                 tuple key starts with, so the entries share the leaves'
 //                 undo log and follow BEGIN/ROLLBACK/savepoints exactly
