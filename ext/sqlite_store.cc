@@ -1082,6 +1082,12 @@ size_t SqliteStore::batched_writes() const { return impl_->batch.size(); }
 
 uint64_t SqliteStore::absence_lookups() const { return impl_->absence_lookups; }
 
+size_t SqliteStore::open_cursors() const {
+  size_t n = 0;
+  for (const SqliteCursor* c = impl_->cursors; c != nullptr; c = c->next_in_store()) ++n;
+  return n;
+}
+
 Status SqliteStore::begin() {
   impl_->in_transaction = true;
   // A new transaction owes nothing to the last. That one may have ended

@@ -308,6 +308,10 @@ class SqliteStore final : public OrderedStore {
   // For tests: how often insert() has looked for a key in the shadow
   // table (rather than knowing it absent).
   uint64_t absence_lookups() const;
+  // Cursors of this store not yet destroyed: those of every virtual table
+  // that shares it (ConnectionRegistry::sqlite_store), such as a
+  // tuplekv_leaves scan over a docs table a rename would move the keys of.
+  size_t open_cursors() const;
 
   // SQLite undoes the shadow table's writes itself. Without batching,
   // rollback() and rollback_to() only tell open cursors that rows may have

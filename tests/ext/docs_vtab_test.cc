@@ -611,6 +611,14 @@ TEST(DocsCacheTest, ARenameThatMovesKeysWaitsForScansInProgress) {
   EXPECT_EQ(r.rows, (Rows{{"[1]"}, {"[2]"}}));
   ASSERT_TRUE(db.exec("ALTER TABLE d RENAME TO d2"));
   EXPECT_EQ(db.rows("SELECT doc FROM d2"), (Rows{{"[1]"}, {"[2]"}}));
+
+  // A scan of its leaves reads the same keys.
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE l USING tuplekv_leaves(d2)"));
+  const DuringScan leaves = during_scan(&db, "SELECT value FROM l", "ALTER TABLE d2 RENAME TO d3");
+  EXPECT_EQ(leaves.rc, SQLITE_LOCKED);
+  EXPECT_EQ(leaves.rows, (Rows{{"1"}, {"2"}}));
+  ASSERT_TRUE(db.exec("ALTER TABLE d2 RENAME TO d3"));
+  EXPECT_EQ(db.rows("SELECT doc FROM d3"), (Rows{{"[1]"}, {"[2]"}}));
 }
 
 TEST(DocsCacheTest, RenameAndDropMoveTheCache) {
