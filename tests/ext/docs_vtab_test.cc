@@ -237,6 +237,21 @@ class DocsTest : public ::testing::TestWithParam<std::string> {
   void SetUp() override {
     ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE docs USING tuplekv_docs(store=" + GetParam() + ")"));
   }
+  // `docs` anew, with the document cache on or off.
+  void recreate_docs(const std::string& cache) {
+    ASSERT_TRUE(db.exec("DROP TABLE docs; CREATE VIRTUAL TABLE docs USING tuplekv_docs(cache=" + cache +
+                        ", store=" + GetParam() + ")"));
+  }
+  // Replaces every document by ids 0 .. n-1, each numbered_doc(id).
+  void fill_numbered_docs(int n) {
+    ASSERT_TRUE(db.exec("DELETE FROM docs; WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < " +
+                        std::to_string(n - 1) +
+                        ") INSERT INTO docs(id, doc) SELECT x, json_object('a', json_array('x' || x, 1), 'n', 'n' || x)"
+                        " FROM c"));
+  }
+  static std::string numbered_doc(const std::string& id) {
+    return "{\"a\":[\"x" + id + "\",1],\"n\":\"n" + id + "\"}";
+  }
   std::string keys() {
     if (GetParam() == "sqlite") return db.value("SELECT count(*) || ':' || ifnull(sum(length(k) + length(v)), 0) FROM docs_kv");
     return db.value("SELECT count(*) || ':' || group_concat(doc, '|') FROM docs");
@@ -687,26 +702,19 @@ TEST(DocsCacheTest, MissingOrCorruptEntries) {
   std::remove(path.c_str());
 }
 
-// A document read again after a function of the same statement deleted it
-// is whole or NULL, never what is left of it. With the cache it is read
-// anew, as the table is then (NULL); without, the leaves the first read
-// assembled are kept (the whole document).
 // Each read of `doc` gives the document as the table then is: a function
 // between two reads may delete it, and insert it again.
 TEST_P(DocsTest, EachReadOfADocumentIsAsTheTableThenIs) {
   for (const char* cache : {"1", "0"}) {
     SCOPED_TRACE(std::string("cache=") + cache);
-    ASSERT_TRUE(db.exec(std::string("DROP TABLE docs; CREATE VIRTUAL TABLE docs USING tuplekv_docs(cache=") +
-                        cache + ", store=" + GetParam() + ")"));
-    ASSERT_TRUE(db.exec("WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < 199)"
-                        " INSERT INTO docs(id, doc) SELECT x, json_object('a', json_array('x' || x, 1), 'n', 'n' || x)"
-                        " FROM c"));
+    recreate_docs(cache);
+    fill_numbered_docs(200);
     add_sql_function(&db, "delete_doc", "DELETE FROM docs WHERE id = ?1");
     add_sql_function(&db, "insert_doc", "INSERT INTO docs(id, doc) VALUES (?1, json_object('again', ?1))");
     const Rows rows = db.rows("SELECT id, doc, delete_doc(id), doc, insert_doc(id), doc FROM docs");
     ASSERT_EQ(rows.size(), 200u);
     for (const Row& r : rows) {
-      EXPECT_EQ(r[1], "{\"a\":[\"x" + r[0] + "\",1],\"n\":\"n" + r[0] + "\"}");
+      EXPECT_EQ(r[1], numbered_doc(r[0]));
       EXPECT_EQ(r[3], "NULL") << "id " << r[0];
       EXPECT_EQ(r[5], "{\"again\":" + r[0] + "}") << "id " << r[0];
     }
@@ -721,11 +729,7 @@ TEST_P(DocsTest, EachReadOfADocumentIsAsTheTableThenIs) {
 TEST_P(DocsTest, WritesBeforeTheFirstReadOfADocument) {
   for (const char* cache : {"1", "0"}) {
     SCOPED_TRACE(std::string("cache=") + cache);
-    ASSERT_TRUE(db.exec(std::string("DROP TABLE docs; CREATE VIRTUAL TABLE docs USING tuplekv_docs(cache=") +
-                        cache + ", store=" + GetParam() + ")"));
-    const std::string fill =
-        "DELETE FROM docs; WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < 49)"
-        " INSERT INTO docs(id, doc) SELECT x, json_object('a', json_array('x' || x, 1), 'n', 'n' || x) FROM c";
+    recreate_docs(cache);
     add_sql_function(&db, "delete_doc", "DELETE FROM docs WHERE id = ?1");
     add_sql_function(&db, "replace_doc", "UPDATE docs SET doc = json_object('b', ?1) WHERE id = ?1");
     add_sql_function(&db, "delete_n", "DELETE FROM docs WHERE id = ?1 AND path = '$.n'");
@@ -747,7 +751,7 @@ TEST_P(DocsTest, WritesBeforeTheFirstReadOfADocument) {
     };
     for (const auto& c : cases) {
       SCOPED_TRACE(c.query);
-      ASSERT_TRUE(db.exec(fill));
+      fill_numbered_docs(50);
       const Rows rows = db.rows(c.query);
       ASSERT_EQ(rows.size(), std::strstr(c.query, "id = 7") != nullptr ? 1u : 50u);
       for (const Row& r : rows) {
@@ -784,17 +788,14 @@ TEST_P(DocsTest, LeavesScanDuringAWriteVisitsEachLeafOnce) {
 TEST_P(DocsTest, WritesAheadOfAScan) {
   for (const char* cache : {"1", "0"}) {
     SCOPED_TRACE(std::string("cache=") + cache);
-    ASSERT_TRUE(db.exec(std::string("DROP TABLE docs; CREATE VIRTUAL TABLE docs USING tuplekv_docs(cache=") +
-                        cache + ", store=" + GetParam() + ")"));
-    ASSERT_TRUE(db.exec("WITH RECURSIVE c(x) AS (SELECT 0 UNION ALL SELECT x + 1 FROM c WHERE x < 99)"
-                        " INSERT INTO docs(id, doc) SELECT x, json_object('a', json_array('x' || x, 1), 'n', 'n' || x)"
-                        " FROM c"));
+    recreate_docs(cache);
+    fill_numbered_docs(100);
     add_sql_function(&db, "delete_doc", "DELETE FROM docs WHERE id = ?1");
     const Rows rows = db.rows("SELECT id, doc, delete_doc(id + 1) FROM docs");
     ASSERT_EQ(rows.size(), 50u);
     for (size_t i = 0; i < rows.size(); ++i) {
       EXPECT_EQ(rows[i][0], std::to_string(2 * i));
-      EXPECT_EQ(rows[i][1], "{\"a\":[\"x" + rows[i][0] + "\",1],\"n\":\"n" + rows[i][0] + "\"}");
+      EXPECT_EQ(rows[i][1], numbered_doc(rows[i][0]));
     }
     EXPECT_EQ(db.value("SELECT count(*) FROM docs"), "50");
 
