@@ -236,13 +236,23 @@ std::shared_ptr<ScanStats> ConnectionRegistry::stats(const std::string& schema,
   return s;
 }
 
+namespace {
+
+// Moves the entry under `from`, if any, to `to` (replacing what was there).
+template <typename Map>
+void move_entry(Map* map, const std::string& from, const std::string& to) {
+  auto it = map->find(from);
+  if (it == map->end()) return;
+  typename Map::mapped_type entry = std::move(it->second);
+  map->erase(it);
+  (*map)[to] = std::move(entry);
+}
+
+}  // namespace
+
 void ConnectionRegistry::rename_stats(const std::string& schema, const std::string& from,
                                       const std::string& to) {
-  auto it = stats_.find(key(schema, from));
-  if (it == stats_.end()) return;
-  std::shared_ptr<ScanStats> s = std::move(it->second);
-  stats_.erase(it);
-  stats_[key(schema, to)] = std::move(s);
+  move_entry(&stats_, key(schema, from), key(schema, to));
 }
 
 void ConnectionRegistry::drop_stats(const std::string& schema, const std::string& name) {
@@ -264,11 +274,7 @@ Result<std::shared_ptr<SqliteStore>> ConnectionRegistry::sqlite_store(const std:
 
 void ConnectionRegistry::rename_sqlite_store(const std::string& schema, const std::string& from,
                                              const std::string& to) {
-  auto it = sqlite_stores_.find(key(schema, from));
-  if (it == sqlite_stores_.end()) return;
-  std::weak_ptr<SqliteStore> s = std::move(it->second);
-  sqlite_stores_.erase(it);
-  sqlite_stores_[key(schema, to)] = std::move(s);
+  move_entry(&sqlite_stores_, key(schema, from), key(schema, to));
 }
 
 std::shared_ptr<ScanStats> ConnectionRegistry::find_stats(std::string_view qualified) const {
