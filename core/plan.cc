@@ -154,7 +154,7 @@ Plan plan_direct(const PlanRequest& req) {
       plan.unique = true;
       plan.order_consumed = true;
       plan.cost = 1;
-      plan.rows = 1;
+      plan.rows = plan.native_rows = 1;
       return plan;
     }
   }
@@ -341,6 +341,7 @@ Plan plan_direct(const PlanRequest& req) {
     rows *= ((lower && upper) ? kTwoSidedFactor : kOneSidedFactor) * ranges;
     seeks *= ranges;
   }
+  const double native_rows = std::clamp(rows, 1.0, table_rows);
   if (any_inexact) rows *= 2;
   rows = std::clamp(rows, 1.0, table_rows);
   double read = rows;
@@ -351,6 +352,7 @@ Plan plan_direct(const PlanRequest& req) {
     out = std::min(rows, static_cast<double>(*known_limit));
   }
   plan.rows = std::max(out, 1.0);
+  plan.native_rows = std::min(native_rows, plan.rows);
   plan.seeks = seeks;
   plan.cost = seeks * kSeekCost + read;
   return plan;
@@ -416,6 +418,7 @@ std::optional<Plan> plan_skip(const PlanRequest& req) {
   plan.order_consumed = consumed && !req.order_by.empty();
   plan.reverse = plan.order_consumed && desc;
   plan.rows = std::clamp(plan.rows * groups, 1.0, std::max(req.table_rows, 1.0));
+  plan.native_rows = std::clamp(plan.native_rows * groups, 1.0, plan.rows);
   plan.cost = groups * (kSeekCost + plan.cost);
   return plan;
 }

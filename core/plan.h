@@ -201,6 +201,9 @@ struct Plan {
   bool filter = false;
   double cost = 0;
   double rows = 0;
+  // SQLite's own guess for a native index searched with these terms:
+  // `rows` before the doubling a superset range (inexact terms) pays.
+  double native_rows = 0;
   double seeks = 1;  // ranges sought, counting an IN list as a guessed number of values
 };
 

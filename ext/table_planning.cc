@@ -159,7 +159,9 @@ double native_search_cost(const TableVtab& t, size_t index, const Plan& plan, bo
   const int own = native_read_cost(t, model::NativeScan::kPrimaryKey);
   const int entry = native_read_cost(t, static_cast<int>(index));
   const double seeks = std::max(plan.seeks, 1.0);
-  const int out = model::log_est(static_cast<uint64_t>(std::max(plan.rows / seeks, 1.0)));
+  // SQLite's guess, which knows nothing of the superset an ANY or
+  // collation-keyed term reads here.
+  const int out = model::log_est(static_cast<uint64_t>(std::max(plan.native_rows / seeks, 1.0)));
   int run = model::log_est_add(kSeek, out + entry);
   if (!covering) run = model::log_est_add(run, out + 16);
   run += model::log_est(static_cast<uint64_t>(seeks));
