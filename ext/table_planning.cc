@@ -366,6 +366,29 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     unknown_text.push_back(unknown);
     e.source.push_back(i);
   }
+  // SQLite prices a pattern's range against an = or IN on the same
+  // column, and seeks by the range only where it guesses it narrower;
+  // otherwise it drops it and tests the pattern on each row it finds, and
+  // a number that matches by its text is found. The = or IN wins where it
+  // fixes the first position (the range then spans a whole table), and
+  // where = or IS on every position of a unique key finds one row; after
+  // a fixed prefix, against an IN list or a key that is not unique, the
+  // range wins and the scan follows it, as above.
+  if (std::find(pattern_range.begin(), pattern_range.end(), true) != pattern_range.end()) {
+    const auto fixed_by = [&](size_t pos, bool in_too) {
+      return std::any_of(req.constraints.begin(), req.constraints.end(), [&](const PlanConstraint& pc) {
+        return pc.usable && pc.column == static_cast<int>(pos) &&
+               (pc.op == PlanOp::kEq || pc.op == PlanOp::kIs || (in_too && pc.op == PlanOp::kIn));
+      });
+    };
+    bool one_row = c.unique;
+    for (size_t pos = 0; one_row && pos < req.columns.size(); ++pos) one_row = fixed_by(pos, false);
+    for (size_t i = 0; i < req.constraints.size(); ++i) {
+      if (pattern_range[i] && (one_row || (req.constraints[i].column == 0 && fixed_by(0, true)))) {
+        req.constraints[i].usable = false;
+      }
+    }
+  }
   // Nor is the scan a unique lookup then: a number may also read text.
   if (loose_any != std::numeric_limits<int>::max()) req.unique = false;
   for (PlanConstraint& pc : req.constraints) {

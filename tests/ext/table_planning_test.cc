@@ -351,6 +351,30 @@ TEST_P(TablePlanningTest, APatternsPrefixRangeOnNumbersLeadsNoSkipScan) {
   // the same rows (this SQLite loses 1e15 and 7e22 there).
   const std::string led = "SELECT k FROM @T WHERE v = 1 AND k GLOB '*e+*' AND k GLOB '7*' ORDER BY k";
   EXPECT_EQ(db_.rows(on(led, "p")), db_.rows(on(led, "n")));
+  // Where = fixes every position of the key as well, SQLite seeks by that
+  // alone and tests the pattern on the row it finds, which keeps the
+  // number; so does the lookup.
+  for (const char* tmpl : {"SELECT v FROM @T WHERE k GLOB '1.0e+*' AND k = 1e15 AND v = 0",
+                           "SELECT v FROM @T WHERE v IS 1 AND k GLOB '7.0e+*' AND k = 7e22"}) {
+    expect_as_native(tmpl, "p");
+    EXPECT_FALSE(db_.rows(on(tmpl, "p")).empty()) << tmpl;
+    EXPECT_THAT(plan(on(tmpl, "p")), HasSubstr("primary key: point")) << tmpl;
+  }
+  // After a fixed prefix, = on an index that is not unique: SQLite guesses
+  // the range narrower, seeks by it and loses the number, and so does the
+  // scan.
+  const std::string by_range = "SELECT k FROM @T WHERE w GLOB '1.0e+*' AND w = 1e15 AND v = 0";
+  EXPECT_EQ(db_.rows(on(by_range, "p")), db_.rows(on(by_range, "n")));
+  // So where = or IN fixes the first position: the range would span the
+  // whole table.
+  ASSERT_TRUE(db_.exec("DROP TABLE n"));
+  ASSERT_NO_FATAL_FAILURE(create_with_native("q", "k REAL NOT NULL, v INTEGER, PRIMARY KEY(k)", "", "",
+                                             " VALUES (1e15, 1), (-1e999, 2), (7e22, 3), (1.5, 4)"));
+  for (const char* tmpl : {"SELECT v FROM @T WHERE k GLOB '1.0e+*' AND k = 1e15",
+                           "SELECT v FROM @T WHERE k GLOB '-I*' AND k IN (-1e999, 1.5)",
+                           "SELECT v FROM @T WHERE k GLOB '7.0e+*' AND k IN (7e22, 1.5) ORDER BY k DESC"}) {
+    expect_as_native(tmpl, "q");
+  }
   // On TEXT the range holds, and is read.
   EXPECT_THAT(plan("SELECT name FROM users WHERE region GLOB 'e*'"),
               HasSubstr("index region_idx: range region>=?1 AND region<?2 AND region GLOB ?3"));
