@@ -241,8 +241,11 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
     c.position_of.assign(ncols() + 1, -1);
     // Positions follow the entry's elements: the indexed columns, then the
     // key. An index that repeats a column (or holds a key column) is
-    // planned on the elements before the repetition only; it is then not
-    // unique on its positions.
+    // planned on the elements before the first repetition only: over an
+    // index on b of a table keyed (a, b), whose entries are (b, a, b), on
+    // (b, a), as SQLite plans its own index (b) with the key's other
+    // columns after it. It is unique on its positions only if they are
+    // all of the entry's elements: a point lookup reads the key they make.
     bool truncated = false;
     if (c.is_index) {
       for (int col : table.indexes[c.index].columns) {
@@ -253,10 +256,17 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
         add_position(&c, col, !table.columns[static_cast<size_t>(col)].not_null);
       }
     }
-    if (!truncated) {
-      for (int k : table.key) truncated = truncated || c.position_of[static_cast<size_t>(k)] >= 0;
+    if (!truncated && table.implicit_key()) {
+      add_key(&c);
+    } else if (!truncated) {
+      for (int k : table.key) {
+        if (c.position_of[static_cast<size_t>(k)] >= 0) {
+          truncated = true;
+          break;
+        }
+        add_position(&c, k, false);
+      }
     }
-    if (!truncated) add_key(&c);
     c.unique = !truncated;
     // The elements of an entry: the indexed columns, then the key, whether
     // or not the planner sees them all.

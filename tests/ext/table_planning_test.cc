@@ -88,6 +88,31 @@ TEST_P(TablePlanningTest, RangesOverAnyColumnsSearchTheIndexTheReferenceSearches
   expect_as_native("SELECT * FROM @T ORDER BY a", "ar");
 }
 
+// An index on a key column: its entries hold the column, then the whole
+// key, (b, a, b) for an index on b of a table keyed (a, b). SQLite plans
+// its own index (b) with the key's other columns after it, (b, a), and so
+// does the search, up to the repeated column: = on b then a range on a,
+// and an ORDER BY on a after = on b, read from the index alone.
+TEST_P(TablePlanningTest, AnIndexOnAKeyColumnSearchesTheKeysOtherColumnsAfterIt) {
+  ASSERT_NO_FATAL_FAILURE(create_with_native(
+      "kc", "a REAL NOT NULL, b BLOB NOT NULL, c INTEGER, PRIMARY KEY(a, b)", ", INDEX kc_b(b)",
+      "CREATE INDEX n_b ON n(b);",
+      " VALUES (1.5, x'62', 1), (2.5, x'62', 2), (0.5, x'62', 3), (2.0, x'63', 4), (1e999, x'62', 5)"));
+  expect_planned_as_native("kc", {
+      {"SELECT c FROM @T WHERE b = x'62' AND a > 1 AND a < 3", "n_b", "index kc_b: range b=?1 AND a>?2 AND a<?3"},
+      {"SELECT a FROM @T WHERE b = x'62' AND a >= 1 ORDER BY a DESC", "n_b", "index kc_b covering: range b=?1 AND a>=?2"},
+  });
+  // The whole key: a lookup by it, for both.
+  expect_planned_as_native("SELECT a, c FROM @T WHERE b = x'62' AND a = 2.5", "kc", "PRIMARY KEY (a=? AND b=?)",
+                           "primary key: point");
+  // A pattern's range on a REAL key column after =: SQLite seeks its index
+  // by it and loses the number whose text matches ('Inf'); so does the
+  // search.
+  const std::string glob = "SELECT c FROM @T WHERE a GLOB 'I*' AND b = x'62'";
+  EXPECT_EQ(db_.rows(on(glob, "kc")), db_.rows(on(glob, "n")));
+  EXPECT_THAT(plan(on(glob, "kc")), HasSubstr("index kc_b: range b=?1 AND a>=?2 AND a<?3"));
+}
+
 // IS NULL on an index over a nullable column seeks its NULLs, whatever
 // the column's type, collation or direction, and the index read is the
 // one the reference reads.
