@@ -526,6 +526,14 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     e.cost = e.filtered ? native_filter_cost(t, c, info, full)
                       : 1 + (e.native_search ? native_search_cost(t, c.index, e.plan, e.covering)
                                              : e.plan.cost + fetches);
+  } else if (e.plan.point && !t.table.implicit_key()) {
+    // = or IS on every key column: SQLite looks its own key up then
+    // without weighing any index (where.c, whereShortCut), so the lookup
+    // wins over every index search here too (each costs at least 1).
+    const bool by_equality = std::all_of(e.plan.terms.begin(), e.plan.terms.end(), [](const PlanTerm& term) {
+      return term.column < 0 || term.op == PlanOp::kEq || term.op == PlanOp::kIs;
+    });
+    if (by_equality) e.cost = std::min(e.cost, 0.5);
   }
   // A candidate whose rows come in ORDER BY order spares SQLite a sort, as
   // a native table's index would; SQLite reads that index then, even with

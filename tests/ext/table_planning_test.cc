@@ -400,6 +400,14 @@ TEST_P(TablePlanningTest, APatternsPrefixRangeOnNumbersLeadsNoSkipScan) {
                            "SELECT v FROM @T WHERE k GLOB '7.0e+*' AND k IN (7e22, 1.5) ORDER BY k DESC"}) {
     expect_as_native(tmpl, "q");
   }
+  // = on every key column: SQLite looks its key up without weighing an
+  // index that the pattern's range would narrow further, and tests the
+  // pattern on the row; so does the lookup.
+  ASSERT_TRUE(db_.exec("DROP TABLE n"));
+  ASSERT_NO_FATAL_FAILURE(create_with_native("r", "c0 INTEGER NOT NULL, c1 REAL, PRIMARY KEY(c0)", ", INDEX r_i(c0, c1)",
+                                             "CREATE INDEX n_i ON n(c0, c1);", " VALUES (4, 1e999), (5, 2.0)"));
+  const std::string looked_up = "SELECT c0 FROM @T WHERE c0 = 4 AND c1 GLOB 'In?'";
+  expect_planned_as_native(looked_up, "r", "PRIMARY KEY (c0=?)", "primary key: point c0=?1");
   // On TEXT the range holds, and is read.
   EXPECT_THAT(plan("SELECT name FROM users WHERE region GLOB 'e*'"),
               HasSubstr("index region_idx: range region>=?1 AND region<?2 AND region GLOB ?3"));
