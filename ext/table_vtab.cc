@@ -227,12 +227,18 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
     if (col < 0) c->rowid_position = pos;
     else c->position_of[static_cast<size_t>(col)] = pos;
   };
+  // The key's positions, up to the first column already placed; false if
+  // it stopped there.
   auto add_key = [&](Candidate* c) {
     if (table.implicit_key()) {
       add_position(c, -1, false);
-    } else {
-      for (int k : table.key) add_position(c, k, false);
+      return true;
     }
+    for (int k : table.key) {
+      if (c->position_of[static_cast<size_t>(k)] >= 0) return false;
+      add_position(c, k, false);
+    }
+    return true;
   };
   for (size_t i = 0; i <= table.indexes.size(); ++i) {
     Candidate c;
@@ -256,17 +262,7 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
         add_position(&c, col, !table.columns[static_cast<size_t>(col)].not_null);
       }
     }
-    if (!truncated && table.implicit_key()) {
-      add_key(&c);
-    } else if (!truncated) {
-      for (int k : table.key) {
-        if (c.position_of[static_cast<size_t>(k)] >= 0) {
-          truncated = true;
-          break;
-        }
-        add_position(&c, k, false);
-      }
-    }
+    if (!truncated) truncated = !add_key(&c);
     c.unique = !truncated;
     // The elements of an entry: the indexed columns, then the key, whether
     // or not the planner sees them all.
