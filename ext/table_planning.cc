@@ -81,6 +81,28 @@ bool rhs_affinity_free(sqlite3_index_info* info, int i, model::ColumnType type) 
   return rhs_type != SQLITE_INTEGER && rhs_type != SQLITE_FLOAT;
 }
 
+// Constraint i's right-hand side as text, if SQLite shows it and it is TEXT.
+std::optional<std::string> text_rhs(sqlite3_index_info* info, int i) {
+  sqlite3_value* rhs = nullptr;
+  if (sqlite3_vtab_rhs_value(info, i, &rhs) != SQLITE_OK || rhs == nullptr ||
+      sqlite3_value_type(rhs) != SQLITE_TEXT) {
+    return std::nullopt;
+  }
+  const auto* p = reinterpret_cast<const char*>(sqlite3_value_text(rhs));
+  if (p == nullptr) return std::nullopt;
+  return std::string(p, static_cast<size_t>(sqlite3_value_bytes(rhs)));
+}
+
+// Whether `high` is `low` with its last byte raised by one: the bounds of
+// the range SQLite derives from a GLOB's (or a case-sensitive LIKE's)
+// literal prefix `low`.
+bool is_prefix_bound(std::string_view low, std::string_view high) {
+  if (low.empty() || high.size() != low.size()) return false;
+  const size_t last = low.size() - 1;
+  return high.substr(0, last) == low.substr(0, last) &&
+         static_cast<unsigned char>(high[last]) == static_cast<unsigned char>(low[last]) + 1;
+}
+
 // The distinct first elements of candidate `c` for a skip-scan, measured
 // now or earlier (since the last write); 0 when unknown, too many, or
 // repeated fewer than kSkipScanRowsPerValue times on average.
@@ -239,6 +261,26 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     const int op = info->aConstraint[i].op;
     if (op == SQLITE_INDEX_CONSTRAINT_LIKE || op == SQLITE_INDEX_CONSTRAINT_GLOB) {
       patterned.push_back(info->aConstraint[i].iColumn);
+    }
+  }
+  // Nor does SQLite hand over a pattern whose column carries a COLLATE
+  // (`k COLLATE RTRIM GLOB '1.0e+*'`, COLLATE BINARY too); its range comes
+  // all the same, under BINARY. So a range of that shape counts as a
+  // pattern's: `>= 'P'` and `< 'P'` with the last byte raised. (A
+  // case-insensitive LIKE's range is NOCASE, which no scan here takes.)
+  // A range written so by hand then leads no skip-scan either: the same
+  // rows, read whole.
+  for (int i = 0; i < info->nConstraint; ++i) {
+    if (info->aConstraint[i].op != SQLITE_INDEX_CONSTRAINT_GE) continue;
+    const std::optional<std::string> low = text_rhs(info, i);
+    if (!low) continue;
+    for (int j = 0; j < info->nConstraint; ++j) {
+      if (info->aConstraint[j].op != SQLITE_INDEX_CONSTRAINT_LT ||
+          info->aConstraint[j].iColumn != info->aConstraint[i].iColumn) {
+        continue;
+      }
+      const std::optional<std::string> high = text_rhs(info, j);
+      if (high && is_prefix_bound(*low, *high)) patterned.push_back(info->aConstraint[i].iColumn);
     }
   }
   // The first ANY position compared by = with a value unknown at planning
