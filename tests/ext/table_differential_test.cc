@@ -444,7 +444,10 @@ class TableDiff {
         // number, so SQLite also hands over the prefix's text range.
         static const char* kPatterns[] = {"'a%'", "'A%'", "'%b'", "'2%'", "'_'", "'ab%'", "'é%'", "'a_'",
                                           "'1.0e+%'"};
-        return col + (pick(3) ? " LIKE " : " GLOB ") + one_of(kPatterns);
+        // A COLLATE on the column keeps the pattern from the table, but
+        // not its range.
+        static const char* kCollations[] = {"", "", "", "", " COLLATE BINARY", " COLLATE RTRIM", " COLLATE NOCASE"};
+        return col + one_of(kCollations) + (pick(3) ? " LIKE " : " GLOB ") + one_of(kPatterns);
       }
       case 8:
         return col + (pick(2) ? " IS NULL" : " IS NOT NULL");
