@@ -367,17 +367,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
             if (type != model::ColumnType::kText) break;
             pc.column = pos;
             pc.op = in.op == SQLITE_INDEX_CONSTRAINT_LIKE ? PlanOp::kLike : PlanOp::kGlob;
-            if (known) {
-              sqlite3_value* rhs = nullptr;
-              sqlite3_vtab_rhs_value(info, i, &rhs);
-              if (sqlite3_value_type(rhs) == SQLITE_TEXT) {
-                const auto* p = sqlite3_value_text(rhs);
-                if (p != nullptr) {
-                  pc.known_text.emplace(reinterpret_cast<const char*>(p),
-                                        static_cast<size_t>(sqlite3_value_bytes(rhs)));
-                }
-              }
-            }
+            if (known) pc.known_text = text_rhs(info, i);
             break;
           case SQLITE_INDEX_CONSTRAINT_ISNULL:
             // An equality with the null element where the position is
