@@ -182,6 +182,30 @@ bool constraint_word(const Token& t) {
   return false;
 }
 
+// Whether `t` is a word of a column's type, and if so the word. SQLite's
+// grammar takes an identifier or a string there and dequotes it, so
+// `"INTEGER"` and 'TEXT' name their types (a STRICT table accepts them).
+// A word still holding a quote character names no type: empty.
+std::optional<std::string> type_word(const Token& t) {
+  std::string word;
+  if (t.kind == Token::Kind::kWord) {
+    if (constraint_word(t)) return std::nullopt;
+    return t.text;
+  }
+  if (t.kind == Token::Kind::kQuoted) {
+    word = t.text;
+  } else if (t.kind == Token::Kind::kString && t.text.size() >= 2) {
+    for (size_t i = 1; i + 1 < t.text.size(); ++i) {
+      word.push_back(t.text[i]);
+      if (t.text[i] == '\'' && t.text[i + 1] == '\'') ++i;
+    }
+  } else {
+    return std::nullopt;
+  }
+  if (word.find_first_of("\"'`[]") != std::string::npos) word.clear();
+  return word;
+}
+
 class SchemaParser {
  public:
   SchemaParser(std::string_view module, std::string_view table, TableSchema* out)
@@ -446,15 +470,17 @@ class SchemaParser {
     TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
     // The type: words, then optional size arguments `(n)` or `(n, m)`,
     // which SQLite ignores; or none.
-    if (t.kind == Token::Kind::kWord && !constraint_word(t)) {
+    if (std::optional<std::string> word = type_word(t)) {
       const size_t begin = t.begin;
       size_t end = t.end;
-      std::string words = t.text;
+      std::string words = *word;
+      bool named = !word->empty();  // no word that names nothing
       size_t t_end_of_words = 0;
       bool sized = true;
       TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
-      while (t.kind == Token::Kind::kWord && !constraint_word(t)) {
-        words += " " + t.text;
+      while ((word = type_word(t))) {
+        words += " " + *word;
+        named = named && !word->empty();
         end = t.end;
         TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
       }
@@ -479,7 +505,7 @@ class SchemaParser {
         }
         TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
       }
-      const std::optional<ColumnType> type = type_of(words);
+      const std::optional<ColumnType> type = named ? type_of(words) : std::nullopt;
       if (!type || (t.kind != Token::Kind::kEnd && !constraint_word(t))) {
         while (t.kind != Token::Kind::kEnd && !constraint_word(t)) {
           end = t.end;

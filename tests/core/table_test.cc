@@ -67,6 +67,33 @@ TEST(TableSchemaTest, TypeNamesOfOrdinaryTables) {
   for (size_t i = 0; i < s.columns.size(); ++i) EXPECT_EQ(s.columns[i].type, want[i]) << s.columns[i].name;
 }
 
+// SQLite dequotes a type written as an identifier or a string: a STRICT
+// table takes `a "INTEGER"` as INTEGER, and `INT` keeps its own label.
+TEST(TableSchemaTest, QuotedTypeNames) {
+  TableSchema s;
+  ASSERT_TRUE(parse({"a \"INTEGER\"", "b 'TEXT'", "c [REAL]", "d `BLOB`(10)", "e \"ANY\"",
+                     "f \"DOUBLE\" PRECISION", "g 'INT' NOT NULL", "h \"VARCHAR\"(3) PRIMARY KEY"},
+                    &s)
+                  .ok());
+  const ColumnType want[] = {ColumnType::kInteger, ColumnType::kText, ColumnType::kReal,
+                             ColumnType::kBlob,    ColumnType::kAny,  ColumnType::kReal,
+                             ColumnType::kInteger, ColumnType::kText};
+  ASSERT_EQ(s.columns.size(), std::size(want));
+  for (size_t i = 0; i < s.columns.size(); ++i) EXPECT_EQ(s.columns[i].type, want[i]) << s.columns[i].name;
+  EXPECT_EQ(s.columns[6].type_label, "INT");
+  EXPECT_TRUE(s.columns[6].not_null);
+  EXPECT_EQ(s.key, (std::vector<int>{7}));
+  // A quote left inside, or nothing inside, names no type.
+  EXPECT_EQ(parse_error({"a 'IN''T'"}),
+            "tuplekv_table: unknown type ''IN''T'' for column t.a (use INTEGER, REAL, TEXT, BLOB or ANY)");
+  EXPECT_EQ(parse_error({"a ''"}),
+            "tuplekv_table: unknown type '''' for column t.a (use INTEGER, REAL, TEXT, BLOB or ANY)");
+  // Quoted words join the others, as unquoted ones would: `INT x` is INTEGER.
+  TableSchema words;
+  ASSERT_TRUE(parse({"a \"INT\" 'x'"}, &words).ok());
+  EXPECT_EQ(words.columns[0].type, ColumnType::kInteger);
+}
+
 TEST(TableSchemaTest, UniqueConstraintsAreAutomaticIndexes) {
   TableSchema s;
   ASSERT_TRUE(parse({"id INTEGER PRIMARY KEY", "email TEXT CONSTRAINT e UNIQUE NOT NULL", "a INT", "b INT",
