@@ -36,11 +36,11 @@
 // ERRORS (SQLITE_ERROR; nothing is returned before the whole argument has
 // been checked, so a malformed tuple never yields a partial result)
 //   tuple_each: missing argument: use tuple_each(<packed tuple BLOB>)
-//   tuple_each: argument must be a BLOB (a packed tuple), got NULL
 //   tuple_each: argument must be a BLOB (a packed tuple), got TEXT
 //   tuple_each: malformed tuple: <what, at which byte>
-//   NULL is an error rather than an empty result so that a missing key is
-//   never mistaken for an empty tuple (x'' gives no rows).
+//   NULL gives no rows, as json_each(NULL) does and as the scalar tuple
+//   functions give NULL for NULL: a join over a column that is sometimes
+//   NULL reads the other rows' tuples rather than failing.
 //
 // PLAN
 //   The argument is an equality constraint on `packed`; xBestIndex consumes
@@ -170,6 +170,7 @@ int each_filter(sqlite3_vtab_cursor* cur, int idx_num, const char*, int argc,
     }
     sqlite3_value* arg = argv[0];
     const int type = sqlite3_value_type(arg);
+    if (type == SQLITE_NULL) return SQLITE_OK;  // no rows
     if (type != SQLITE_BLOB) {
       return set_vtab_error(vtab, Status::InvalidArgument(
                                       std::string(kName) +

@@ -114,8 +114,8 @@ class LoadExtensionTest(unittest.TestCase):
             ("SELECT tuple_pack_json(?)", "[1,",
              "tuple_pack_json: invalid JSON at byte 3: unclosed array or object at the end of "
              "the input"),
-            ("SELECT * FROM tuple_each(?)", None,
-             "tuple_each: argument must be a BLOB (a packed tuple), got NULL"),
+            ("SELECT * FROM tuple_each(?)", 7,
+             "tuple_each: argument must be a BLOB (a packed tuple), got INTEGER"),
         ]
         for sql, arg, message in cases:
             with self.assertRaises(sqlite3.OperationalError) as cm:

@@ -150,9 +150,19 @@ TEST_P(TupleEachTest, PlanConsumesTheArgumentAndOrderByIdx) {
             (Rows{{"0"}, {"1"}}));
 }
 
+// NULL is no tuple: no rows, as json_each(NULL), so a join over a column
+// that is sometimes NULL reads the others.
+TEST_P(TupleEachTest, NullGivesNoRows) {
+  EXPECT_EQ(db_.rows("SELECT * FROM tuple_each(NULL)"), Rows{});
+  db_.exec("CREATE TABLE keys(id INTEGER PRIMARY KEY, k BLOB)");
+  db_.exec("INSERT INTO keys VALUES (1, tuple_pack('a', 1)), (2, NULL), (3, tuple_pack('b'))");
+  EXPECT_EQ(db_.rows("SELECT id, e.value FROM keys, tuple_each(keys.k) AS e ORDER BY id, e.idx"),
+            (Rows{{"1", "a"}, {"1", "1"}, {"3", "b"}}));
+  EXPECT_EQ(db_.rows("SELECT id, count(e.idx) FROM keys LEFT JOIN tuple_each(keys.k) AS e GROUP BY id"),
+            (Rows{{"1", "2"}, {"2", "0"}, {"3", "1"}}));
+}
+
 TEST_P(TupleEachTest, Errors) {
-  EXPECT_EQ(db_.error("SELECT * FROM tuple_each(NULL)"),
-            "tuple_each: argument must be a BLOB (a packed tuple), got NULL");
   EXPECT_EQ(db_.error("SELECT * FROM tuple_each('ab')"),
             "tuple_each: argument must be a BLOB (a packed tuple), got TEXT");
   EXPECT_EQ(db_.error("SELECT * FROM tuple_each(1)"),
@@ -181,9 +191,9 @@ TEST_P(TupleEachTest, Errors) {
   // Eponymous only: it cannot be created under another name.
   EXPECT_EQ(db_.error("CREATE VIRTUAL TABLE e USING tuple_each"), "no such module: tuple_each");
   // A row-by-row error in a join names the function too.
-  ASSERT_TRUE(db_.exec("CREATE TABLE k(b); INSERT INTO k VALUES (tuple_pack(1)), (NULL);"));
+  ASSERT_TRUE(db_.exec("CREATE TABLE k(b); INSERT INTO k VALUES (tuple_pack(1)), ('one');"));
   EXPECT_EQ(db_.error("SELECT * FROM k, tuple_each(k.b)"),
-            "tuple_each: argument must be a BLOB (a packed tuple), got NULL");
+            "tuple_each: argument must be a BLOB (a packed tuple), got TEXT");
 }
 
 TEST_P(TupleEachTest, InnocuousInAnUntrustedSchema) {
