@@ -107,7 +107,8 @@ Status parameter_not_scanned(std::string_view table, std::string_view column, st
   m += " = ";
   m += operand;
   m += "` chose the scan: use it as a condition ANDed with the rest of the WHERE clause, not "
-       "inside an OR or with another operator";
+       "inside an OR or with another operator (an UPDATE ... FROM, which reads every column, "
+       "cannot be used on this table)";
   return Status::InvalidArgument(std::move(m));
 }
 

@@ -390,7 +390,8 @@ TEST_P(DocsTest, PathHasAValueOnlyWhereItChoseTheScan) {
   const Rows before = db.rows("SELECT id, doc FROM docs ORDER BY id");
   const std::string unknown =
       "tuplekv_docs: docs.path has a value only where `path = <json path>` chose the scan: use it as a "
-      "condition ANDed with the rest of the WHERE clause, not inside an OR or with another operator";
+      "condition ANDed with the rest of the WHERE clause, not inside an OR or with another operator "
+      "(an UPDATE ... FROM, which reads every column, cannot be used on this table)";
   EXPECT_EQ(db.error(R"(UPDATE docs SET doc = '"Z"' WHERE (id = 1 AND path = '$.a') OR doc = '[9]')"),
             unknown);
   EXPECT_EQ(db.error("DELETE FROM docs WHERE (id = 1 AND path = '$.c') OR doc = '[9]'"), unknown);
@@ -851,7 +852,8 @@ TEST_P(DocsTest, Leaves) {
   // reading it is an error, not a NULL that would drop the leaves under it.
   const std::string unknown =
       "tuplekv_leaves: leaves.prefix has a value only where `prefix = <path>` chose the scan: use it "
-      "as a condition ANDed with the rest of the WHERE clause, not inside an OR or with another operator";
+      "as a condition ANDed with the rest of the WHERE clause, not inside an OR or with another operator "
+      "(an UPDATE ... FROM, which reads every column, cannot be used on this table)";
   EXPECT_EQ(db.error("SELECT path FROM leaves WHERE prefix = '$.l' OR value = 'US'"), unknown);
   EXPECT_EQ(db.error("SELECT prefix FROM leaves"), unknown);
   // In a join, SQLite is made to scan the leaves where the term chooses them.

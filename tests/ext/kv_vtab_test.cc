@@ -479,7 +479,8 @@ TEST(KvDifferential, RandomWritesTransactionsAndSavepointsMatchNative) {
 
 constexpr const char* kPrefixUnknown =
     "tuplekv_kv: t.prefix has a value only where `prefix = <blob>` chose the scan: use it as a "
-    "condition ANDed with the rest of the WHERE clause, not inside an OR or with another operator";
+    "condition ANDed with the rest of the WHERE clause, not inside an OR or with another operator "
+    "(an UPDATE ... FROM, which reads every column, cannot be used on this table)";
 
 TEST_P(KvTest, BadWritesLeaveDataUnchanged) {
   ASSERT_TRUE(db.exec("INSERT INTO t VALUES (x'01', x'aa'), (x'02', x'bb')"));
@@ -532,6 +533,9 @@ TEST_P(KvTest, BadWritesLeaveDataUnchanged) {
       // `value` has no plan, so SQLite scans and tests the OR per row.
       {"DELETE FROM t WHERE prefix = x'01' OR value = x'bb'", kPrefixUnknown, SQLITE_ERROR},
       {"UPDATE t SET value = x'00' WHERE value = x'bb' OR prefix = x'01'", kPrefixUnknown,
+       SQLITE_ERROR},
+      // UPDATE ... FROM reads every column of the table, `prefix` too.
+      {"UPDATE t SET value = x'00' FROM (SELECT x'01' AS k) AS o WHERE o.k = t.key", kPrefixUnknown,
        SQLITE_ERROR},
   };
   for (const Case& c : cases) {
