@@ -71,8 +71,10 @@ class ConnectionRegistry {
   };
   // `declaration` names the table's definition, declaration_of() its
   // module arguments, so that a store kept under a name is not handed to a
-  // different table another connection has since created under it. Empty:
-  // unknown (tuplekv_leaves opening its docs table's store).
+  // different table another connection has since created under it (one
+  // declared exactly alike cannot be told apart: the database file holds
+  // nothing else of a memory table). Empty: unknown (tuplekv_leaves
+  // opening its docs table's store).
   static std::string declaration_of(int argc, const char* const* argv);
   // xCreate: a new, empty store (replacing whatever the name held).
   MemoryTable create_memory(const std::string& schema, const std::string& name,

@@ -1,6 +1,9 @@
 -- tuplekv_table as the guide's arrays: temps2012, one temperature per day
 -- of 2012, keyed by the day's index; and a sparse 3-dimensional array.
 -- Run with: sqlite3 :memory: -cmd '.load build/release/tuplekv' < sql/table_arrays.sql
+-- (not with -bail: some statements fail on purpose, to show the error;
+-- the shell reports each as "Runtime error near line N: <message>", which
+-- sql/table_arrays.expected writes as "error: <message>")
 -- Element i of the array is the key pack(('temps2012', i)) with the value
 -- pack((temp,)), so a slice of days is one range scan.
 CREATE VIRTUAL TABLE temps2012 USING tuplekv_table(day INTEGER, temp REAL, PRIMARY KEY(day));

@@ -1,5 +1,8 @@
 -- tuplekv_table: county populations by state, the guide's composite key.
 -- Run with: sqlite3 :memory: -cmd '.load build/release/tuplekv' < sql/table_counties.sql
+-- (not with -bail: some statements fail on purpose, to show the error;
+-- the shell reports each as "Runtime error near line N: <message>", which
+-- sql/table_counties.expected writes as "error: <message>")
 -- The key pack(('county', state, county)) puts a state's counties next to
 -- each other, so everything about one state is one prefix scan.
 CREATE VIRTUAL TABLE county USING tuplekv_table(

@@ -1,6 +1,9 @@
 -- tuplekv_table: users with a secondary ("region") index, the guide's
 -- index pattern, kept in step with the rows in the same transaction.
 -- Run with: sqlite3 :memory: -cmd '.load build/release/tuplekv' < sql/table_users.sql
+-- (not with -bail: some statements fail on purpose, to show the error;
+-- the shell reports each as "Runtime error near line N: <message>", which
+-- sql/table_users.expected writes as "error: <message>")
 --   row    pack(('user', user_id))               = pack((name, region))
 --   index  pack(('region_idx', region, user_id)) = ''
 CREATE VIRTUAL TABLE users USING tuplekv_table(
