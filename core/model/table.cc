@@ -173,6 +173,12 @@ namespace {
 
 std::optional<ColumnType> type_of(std::string_view words) { return column_type_of(words); }
 
+// A constraint's own conflict clause would apply to every statement; a
+// virtual table hears only the statement's (sqlite3_vtab_on_conflict).
+constexpr const char* kOnConflictRefused =
+    "ON CONFLICT clauses of constraints are not supported: give the statement its own "
+    "(INSERT OR REPLACE, UPDATE OR IGNORE, ...)";
+
 // Words that end a column's type and start a constraint.
 bool constraint_word(const Token& t) {
   for (const char* w : {"NOT", "NULL", "DEFAULT", "PRIMARY", "COLLATE", "CONSTRAINT", "UNIQUE",
@@ -456,6 +462,7 @@ class SchemaParser {
       return fail("expected ',' or ')' in '" + std::string(text) + "'");
     }
     TUPLEKV_RETURN_IF_ERROR(wrap(lx->next(&t), text));
+    if (is_word(t, "ON")) return fail(std::string(kOnConflictRefused) + " in '" + std::string(text) + "'");
     if (t.kind != Token::Kind::kEnd) return fail("unexpected text after ')' in '" + std::string(text) + "'");
     return Status::OK();
   }
@@ -569,6 +576,8 @@ class SchemaParser {
         }
       } else if (is_word(t, "DEFAULT")) {
         TUPLEKV_RETURN_IF_ERROR(default_expr(lx, text, &col.default_sql));
+      } else if (is_word(t, "ON")) {
+        return fail(std::string(kOnConflictRefused) + " (column " + std::string(table_) + "." + name + ")");
       } else {
         return fail("unsupported column constraint '" + t.text + "' for column " +
                     std::string(table_) + "." + name);

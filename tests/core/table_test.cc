@@ -337,7 +337,15 @@ TEST(TableSchemaTest, Errors) {
   EXPECT_EQ(parse_error({"a INT", "CONSTRAINT c NOT NULL"}),
             "tuplekv_table: expected PRIMARY KEY, UNIQUE or CHECK after CONSTRAINT name in 'CONSTRAINT c NOT NULL'");
   EXPECT_EQ(parse_error({"a INT UNIQUE ON CONFLICT REPLACE"}),
-            "tuplekv_table: unsupported column constraint 'ON' for column t.a");
+            "tuplekv_table: ON CONFLICT clauses of constraints are not supported: give the statement "
+            "its own (INSERT OR REPLACE, UPDATE OR IGNORE, ...) (column t.a)");
+  EXPECT_EQ(parse_error({"a INT", "b INT", "PRIMARY KEY(a, b) ON CONFLICT ROLLBACK"}),
+            "tuplekv_table: ON CONFLICT clauses of constraints are not supported: give the statement "
+            "its own (INSERT OR REPLACE, UPDATE OR IGNORE, ...) in 'PRIMARY KEY(a, b) ON CONFLICT "
+            "ROLLBACK'");
+  EXPECT_EQ(parse_error({"a INT", "UNIQUE(a) ON CONFLICT IGNORE"}),
+            "tuplekv_table: ON CONFLICT clauses of constraints are not supported: give the statement "
+            "its own (INSERT OR REPLACE, UPDATE OR IGNORE, ...) in 'UNIQUE(a) ON CONFLICT IGNORE'");
   EXPECT_EQ(parse_error({}), "tuplekv_table: no columns declared");
 }
 
