@@ -218,6 +218,14 @@ Status TableValueReader::numeric(const PlanTerm& term, sqlite3_value* v, FilterV
     class_compare(term.op, /*rhs_below=*/false, out);  // numbers < text < blobs
     return Status::OK();
   }
+  if (type == SQLITE_FLOAT && r == -kTwo63 && term.column == c_.rowid_position &&
+      (term.op == PlanOp::kEq || term.op == PlanOp::kIn)) {
+    // A rowid seek takes a REAL as the integer it equals, except -2^63
+    // (SQLite keeps that one a REAL, ticket #3922), so a native `rowid =
+    // -9.223372036854775808e18` finds no row: the same here.
+    out->kind = FilterValue::Kind::kNull;
+    return Status::OK();
+  }
   return number_bound(term.op, type, i, r,
                       c_.types[static_cast<size_t>(term.column)] == model::ColumnType::kInteger, out);
 }
