@@ -103,6 +103,45 @@ bool is_prefix_bound(std::string_view low, std::string_view high) {
          static_cast<unsigned char>(high[last]) == static_cast<unsigned char>(low[last]) + 1;
 }
 
+// Whether `low` and `high` bound the range SQLite derives from a LIKE's or
+// GLOB's literal prefix: is_prefix_bound(), or for a case-insensitive LIKE
+// the prefix in upper case, then in lower case with its last byte raised.
+bool is_pattern_range(std::string_view low, std::string_view high) {
+  if (is_prefix_bound(low, high)) return true;
+  if (low.empty() || high.size() != low.size()) return false;
+  const auto lower = [](char ch) { return static_cast<unsigned char>(std::tolower(static_cast<unsigned char>(ch))); };
+  const size_t last = low.size() - 1;
+  for (size_t k = 0; k < last; ++k) {
+    if (lower(low[k]) != static_cast<unsigned char>(high[k])) return false;
+  }
+  return lower(low[last]) + 1 == static_cast<unsigned char>(high[last]);
+}
+
+// Per constraint: for a LIKE or GLOB, the >= and < SQLite derived from it
+// (empty for other constraints, and where it derived none).
+std::vector<std::vector<int>> pattern_ranges(sqlite3_index_info* info) {
+  std::vector<std::vector<int>> out(static_cast<size_t>(info->nConstraint));
+  for (int p = 0; p < info->nConstraint; ++p) {
+    const int op = info->aConstraint[p].op;
+    if (op != SQLITE_INDEX_CONSTRAINT_LIKE && op != SQLITE_INDEX_CONSTRAINT_GLOB) continue;
+    const int column = info->aConstraint[p].iColumn;
+    for (int i = 0; i < info->nConstraint; ++i) {
+      if (info->aConstraint[i].op != SQLITE_INDEX_CONSTRAINT_GE || info->aConstraint[i].iColumn != column) continue;
+      const std::optional<std::string> low = text_rhs(info, i);
+      if (!low) continue;
+      for (int j = 0; j < info->nConstraint; ++j) {
+        if (info->aConstraint[j].op != SQLITE_INDEX_CONSTRAINT_LT || info->aConstraint[j].iColumn != column) continue;
+        const std::optional<std::string> high = text_rhs(info, j);
+        if (high && is_pattern_range(*low, *high)) {
+          out[static_cast<size_t>(p)].push_back(i);
+          out[static_cast<size_t>(p)].push_back(j);
+        }
+      }
+    }
+  }
+  return out;
+}
+
 // The distinct first elements of candidate `c` for a skip-scan, measured
 // now or earlier (since the last write); 0 when unknown, too many, or
 // repeated fewer than kSkipScanRowsPerValue times on average.
@@ -283,6 +322,20 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
       if (high && is_prefix_bound(*low, *high)) patterned.push_back(info->aConstraint[i].iColumn);
     }
   }
+  // SQLite 3.40 hands a LIKE or GLOB from the ON clause of a LEFT JOIN to
+  // the table on its left as usable (where.c takes the pattern as a term
+  // of its own, without the ON clause's hold on the tables to the right),
+  // though narrowing that table's scan by it drops rows the join must keep.
+  // The range it derives from the pattern keeps that hold: a pattern is
+  // used only where its range, if there is one, is usable too, and the
+  // plan then takes the range as well (Evaluated::waits_on), so that
+  // SQLite drops the plan wherever the range is only offered as usable
+  // because it asks for every plan (its first xBestIndex call).
+  const std::vector<std::vector<int>> derived = pattern_ranges(info);
+  const auto range_unusable = [&](int p) {
+    return std::any_of(derived[static_cast<size_t>(p)].begin(), derived[static_cast<size_t>(p)].end(),
+                       [&](int i) { return info->aConstraint[i].usable == 0; });
+  };
   // The first ANY position compared by = with a value unknown at planning
   // (TableValueReader::read_term): no later position can narrow the scan.
   int loose_any = std::numeric_limits<int>::max();
@@ -293,7 +346,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
       continue;  // SQLite may have withheld a WHERE term (limit_pushdown.h)
     }
     PlanConstraint pc;
-    pc.usable = in.usable != 0;
+    pc.usable = in.usable != 0 && !range_unusable(i);
     int pos = -1;
     if (in.iColumn < 0) pos = c.rowid_position;
     else if (static_cast<size_t>(in.iColumn) < c.position_of.size()) pos = c.position_of[static_cast<size_t>(in.iColumn)];
@@ -445,9 +498,13 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   // value comes from and checks their order itself, as it does for its
   // own table. A scan that leaves such a term to SQLite still takes it
   // (Evaluated::waits_on), only to wait for those loops; else it could run
-  // outermost, and SQLite would take its order for the whole join's.
+  // outermost, and SQLite would take its order for the whole join's. A pin
+  // by a constant is taken too: an = in the ON clause of a LEFT JOIN pins
+  // nothing on the table to its left, whose rows that fail it are kept,
+  // and SQLite offers it as usable only in the call that asks for every
+  // plan, then drops a plan that takes it.
   // The others, in order: their aOrderBy entries.
-  std::vector<int> join_pins;  // aConstraint entries
+  std::vector<int> pins;  // aConstraint entries
   std::vector<int> order_source;
   for (int k = 0; k < info->nOrderBy; ++k) {
     const int col = info->aOrderBy[k].iColumn;
@@ -462,9 +519,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
         const char* coll = sqlite3_vtab_collation(info, i);
         const std::string own(t.table.columns[static_cast<size_t>(col)].collation);
         pinned = iequal(coll == nullptr ? "BINARY" : coll, own.c_str());
-        sqlite3_value* rhs = nullptr;
-        const bool shown = sqlite3_vtab_rhs_value(info, i, &rhs) == SQLITE_OK && rhs != nullptr;
-        if (pinned && !shown) join_pins.push_back(i);
+        if (pinned) pins.push_back(i);
       }
     }
     if (pinned) continue;
@@ -615,11 +670,20 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     const bool named = col != -2 && !e.plan.skip && col == info->aOrderBy[order_source[0]].iColumn;
     e.plan.reverse = named ? (c.stored_descending != col_desc) != req.order_by[0].desc : c.stored_descending;
   }
-  for (const int i : join_pins) {
-    const bool taken = std::any_of(e.plan.terms.begin(), e.plan.terms.end(), [&](const PlanTerm& term) {
+  const auto taken = [&](int i) {
+    return std::any_of(e.plan.terms.begin(), e.plan.terms.end(), [&](const PlanTerm& term) {
       return term.constraint >= 0 && e.source[static_cast<size_t>(term.constraint)] == i;
     });
-    if (!taken && std::find(e.waits_on.begin(), e.waits_on.end(), i) == e.waits_on.end()) {
+  };
+  std::vector<int> waits = pins;
+  for (const PlanTerm& term : e.plan.terms) {
+    if (term.constraint < 0) continue;
+    const int i = e.source[static_cast<size_t>(term.constraint)];
+    const std::vector<int>& range = derived[static_cast<size_t>(i)];
+    waits.insert(waits.end(), range.begin(), range.end());
+  }
+  for (const int i : waits) {
+    if (!taken(i) && std::find(e.waits_on.begin(), e.waits_on.end(), i) == e.waits_on.end()) {
       e.waits_on.push_back(i);
     }
   }

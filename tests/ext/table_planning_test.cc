@@ -681,5 +681,46 @@ TEST(TablePlanningOneTableTest, AnOrderPinnedByAJoinHoldsOnlyWhereTheScanTakesTh
   }
 }
 
+// A term in the ON clause of a LEFT JOIN that names only the table on its
+// left filters nothing from that table: its rows that fail are kept, with
+// NULLs. SQLite 3.40 offers such a LIKE or GLOB to the table as usable, and
+// such an = once, in its first xBestIndex call; neither may narrow the
+// scan or pin an ORDER BY or GROUP BY.
+TEST(TablePlanningOneTableTest, AnOnClauseTermOnTheLeftOfALeftJoinKeepsItsRows) {
+  for (const char* store : {"", ", store=memory"}) {
+    SCOPED_TRACE(store);
+    Db db;
+    ASSERT_TRUE(db.exec(std::string("CREATE VIRTUAL TABLE t USING tuplekv_table(k TEXT, e TEXT, c ANY, ") +
+                        "PRIMARY KEY(k), INDEX t_e(e)" + store + ");"
+                        "CREATE TABLE nt(k TEXT NOT NULL, e TEXT, c ANY, PRIMARY KEY(k)) STRICT, WITHOUT ROWID;"
+                        "CREATE INDEX nt_e ON nt(e); CREATE TABLE n(b);"
+                        "INSERT INTO t VALUES ('a', 'x', NULL), ('b', 'yes', x'61'), ('c', NULL, NULL), "
+                        "('d', 'Yak', 5), ('e', 'xy', 5);"
+                        "INSERT INTO nt SELECT * FROM t; INSERT INTO n VALUES (1)"));
+    for (const char* sql : {"SELECT @T.k, n.b FROM @T LEFT JOIN n ON @T.e GLOB 'y*' ORDER BY @T.k",
+                            "SELECT @T.k, n.b FROM @T LEFT JOIN n ON @T.e LIKE 'y%' ORDER BY @T.k",
+                            "SELECT @T.k, n.b FROM @T LEFT JOIN n ON @T.k LIKE 'B%' AND n.b = 1 ORDER BY @T.k",
+                            "SELECT @T.k, n.b FROM @T LEFT JOIN n ON @T.e GLOB 'x*' AND @T.e > 'a' ORDER BY @T.k",
+                            "SELECT @T.c, count(*) FROM @T LEFT JOIN n ON @T.c = 5 GROUP BY @T.c",
+                            "SELECT @T.e, n.b FROM @T LEFT JOIN n ON @T.e = 'x' ORDER BY @T.e, @T.k",
+                            "SELECT @T.k, n.b FROM @T LEFT JOIN n ON @T.k = 'b' ORDER BY @T.k DESC"}) {
+      SCOPED_TRACE(sql);
+      auto on = [&](const char* table) {
+        std::string q = sql;
+        for (size_t at = q.find("@T"); at != std::string::npos; at = q.find("@T", at)) q.replace(at, 2, table);
+        return q;
+      };
+      const Rows native = db.rows(on("nt"));
+      ASSERT_GE(native.size(), 3u);
+      EXPECT_EQ(db.rows(on("t")), native);
+    }
+    // In a WHERE clause the pattern still narrows the scan to its range.
+    EXPECT_THAT(db.rows("EXPLAIN QUERY PLAN SELECT k FROM t WHERE e GLOB 'y*'")[0].back(),
+                ::testing::HasSubstr("index t_e covering: range e>=?1 AND e<?2 AND e GLOB ?3"));
+    EXPECT_THAT(db.rows("EXPLAIN QUERY PLAN SELECT k FROM t WHERE e LIKE 'y%'")[0].back(),
+                ::testing::HasSubstr("index t_e covering: range e LIKE ?1"));
+  }
+}
+
 }  // namespace
 }  // namespace tuplekv::testing
