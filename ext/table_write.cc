@@ -478,26 +478,37 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
   // 0. SQLite drops DEFAULT clauses from a virtual table's declaration
   //    and hands xUpdate NULL for every column an INSERT leaves out, so a
   //    NULL inserted into a column with a DEFAULT takes the default.
-  // 1. NOT NULL, in column order (OR REPLACE uses the column's DEFAULT,
-  //    as SQLite does).
+  // 1. NOT NULL, in column order. OR REPLACE puts a NOT NULL column's
+  //    DEFAULT in its place, and, as SQLite does, fails on a DEFAULT that
+  //    is NULL only after every column without a DEFAULT (a second pass).
   std::vector<sqlite3_value*>& src = w.src;
   src.assign(cols, cols + n);
+  const auto not_null_failed = [&](const model::TableColumn& col) {
+    if (on_conflict == SQLITE_IGNORE) return SQLITE_CONSTRAINT;
+    return fail(Status::Constraint(ConstraintKind::kNotNull,
+                                   "NOT NULL constraint failed: " + t.name + "." + col.name));
+  };
+  int replaced_by_null = -1;  // the first column OR REPLACE gave a NULL DEFAULT
   for (size_t c = 0; c < n; ++c) {
     const model::TableColumn& col = s.columns[c];
     if (!insert && sqlite3_value_nochange(src[c])) continue;
     if (sqlite3_value_type(src[c]) != SQLITE_NULL) continue;
-    if (!col.default_sql.empty() && (insert || (col.not_null && on_conflict == SQLITE_REPLACE))) {
+    const bool replaced = col.not_null && on_conflict == SQLITE_REPLACE;
+    if (!col.default_sql.empty() && (insert || replaced)) {
       w.defaults_held = true;
       const Status st = evaluate_default(c, &w.defaults[c]);
       if (!st.ok()) return fail(st);
       src[c] = w.defaults[c];
       if (sqlite3_value_type(src[c]) != SQLITE_NULL) continue;
+      if (replaced) {
+        if (replaced_by_null < 0) replaced_by_null = static_cast<int>(c);
+        continue;
+      }
     }
     if (!col.not_null) continue;
-    if (on_conflict == SQLITE_IGNORE) return SQLITE_CONSTRAINT;
-    return fail(Status::Constraint(ConstraintKind::kNotNull,
-                                   "NOT NULL constraint failed: " + t.name + "." + col.name));
+    return not_null_failed(col);
   }
+  if (replaced_by_null >= 0) return not_null_failed(s.columns[static_cast<size_t>(replaced_by_null)]);
   // 2. Types, in column order.
   for (size_t c = 0; c < n; ++c) {
     if (!insert && sqlite3_value_nochange(src[c])) {

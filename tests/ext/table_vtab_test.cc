@@ -736,6 +736,25 @@ TEST_P(TableVtabTest, DeclarationsSqliteAcceptsWorkAsNatively) {
   EXPECT_EQ(db_.value("SELECT tuplekv_check('d')"), "ok");
 }
 
+// OR REPLACE puts a NOT NULL column's DEFAULT in place of a NULL; SQLite
+// fails on a DEFAULT that is NULL only after it has checked every column
+// without one, so the message names the first of those.
+TEST_P(TableVtabTest, NotNullUnderOrReplaceNamesTheColumnSqliteNames) {
+  create_with_native("nn", "a INTEGER NOT NULL DEFAULT NULL, k INTEGER DEFAULT NULL, d ANY, b TEXT NOT NULL DEFAULT 'b', "
+                     "c INTEGER NOT NULL, PRIMARY KEY(k, d)",
+                     "", "", "(a, k, d, c) VALUES (1, 1, 1, 1)");
+  for (const char* sql : {"REPLACE INTO @T(c) VALUES (NULL)", "REPLACE INTO @T(c) VALUES (7)",
+                          "REPLACE INTO @T(d, c) VALUES (2, 7)", "REPLACE INTO @T(k, d, c) VALUES (2, 2, 7)",
+                          "INSERT INTO @T(c) VALUES (7)", "INSERT OR REPLACE INTO @T(a, k, d) VALUES (5, 2, 2)",
+                          "UPDATE OR REPLACE @T SET a = NULL, c = NULL", "UPDATE OR REPLACE @T SET a = NULL, k = NULL"}) {
+    SCOPED_TRACE(sql);
+    const std::string native = db_.error(on(sql, "n"));
+    ASSERT_THAT(native, HasSubstr("NOT NULL constraint failed: n."));
+    EXPECT_EQ(db_.error(on(sql, "nn")), "NOT NULL constraint failed: nn." + native.substr(native.rfind('.') + 1));
+  }
+  expect_as_native("SELECT a, k, d, b, c FROM @T ORDER BY k", "nn");
+}
+
 // CAST(… AS INTEGER) or AS REAL gives a constant numeric affinity, which
 // SQLite applies to a TEXT or ANY column's side: ' 10', '10.0' and '1e1'
 // equal CAST('10' AS INTEGER), where they do not equal the literal 10.
