@@ -669,14 +669,9 @@ TEST(TablePlanningOneTableTest, AnOrderPinnedByAJoinHoldsOnlyWhereTheScanTakesTh
                             "SELECT @T.b, rank() OVER (ORDER BY @T.b) FROM @T JOIN n ON n.b = @T.b",
                             "SELECT x.a, y.a FROM @T AS x JOIN @T AS y ON y.b = x.b ORDER BY y.b, x.a, y.a"}) {
       SCOPED_TRACE(sql);
-      auto on = [&](const char* table) {
-        std::string q = sql;
-        for (size_t at = q.find("@T"); at != std::string::npos; at = q.find("@T", at)) q.replace(at, 2, table);
-        return q;
-      };
-      const Rows native = db.rows(on("nt"));
+      const Rows native = db.rows(TableVtabFixture::on(sql, "nt"));
       ASSERT_FALSE(native.empty());
-      EXPECT_EQ(db.rows(on("t")), native);
+      EXPECT_EQ(db.rows(TableVtabFixture::on(sql, "t")), native);
     }
   }
 }
@@ -705,14 +700,9 @@ TEST(TablePlanningOneTableTest, AnOnClauseTermOnTheLeftOfALeftJoinKeepsItsRows) 
                             "SELECT @T.e, n.b FROM @T LEFT JOIN n ON @T.e = 'x' ORDER BY @T.e, @T.k",
                             "SELECT @T.k, n.b FROM @T LEFT JOIN n ON @T.k = 'b' ORDER BY @T.k DESC"}) {
       SCOPED_TRACE(sql);
-      auto on = [&](const char* table) {
-        std::string q = sql;
-        for (size_t at = q.find("@T"); at != std::string::npos; at = q.find("@T", at)) q.replace(at, 2, table);
-        return q;
-      };
-      const Rows native = db.rows(on("nt"));
+      const Rows native = db.rows(TableVtabFixture::on(sql, "nt"));
       ASSERT_GE(native.size(), 3u);
-      EXPECT_EQ(db.rows(on("t")), native);
+      EXPECT_EQ(db.rows(TableVtabFixture::on(sql, "t")), native);
     }
     // In a WHERE clause the pattern still narrows the scan to its range.
     EXPECT_THAT(db.rows("EXPLAIN QUERY PLAN SELECT k FROM t WHERE e GLOB 'y*'")[0].back(),

@@ -29,6 +29,15 @@ inline std::string users(const std::string& store) {
 }
 
 class TableVtabFixture : public ::testing::TestWithParam<std::string> {
+ public:
+  // `tmpl` with each @T replaced by `table` (for tests without the fixture too).
+  static std::string on(std::string tmpl, const std::string& table) {
+    for (size_t at = tmpl.find("@T"); at != std::string::npos; at = tmpl.find("@T", at + table.size())) {
+      tmpl.replace(at, 2, table);
+    }
+    return tmpl;
+  }
+
  protected:
   void SetUp() override { ASSERT_TRUE(db_.exec(users(GetParam()))); }
   std::string plan(const std::string& sql) {
@@ -48,13 +57,6 @@ class TableVtabFixture : public ::testing::TestWithParam<std::string> {
   std::string reads(const std::string& sql) { return std::to_string(stat("users", sql, "rows")); }
   // ", store=memory" for the memory run, to end a declaration's arguments.
   std::string store_option() const { return GetParam() == "memory" ? ", store=memory" : ""; }
-  // `tmpl` with each @T replaced by `table`.
-  static std::string on(std::string tmpl, const std::string& table) {
-    for (size_t at = tmpl.find("@T"); at != std::string::npos; at = tmpl.find("@T", at + table.size())) {
-      tmpl.replace(at, 2, table);
-    }
-    return tmpl;
-  }
   // The virtual table `vt`, declared with `cols` then `vt_extra`, and its
   // native reference n with the same `cols` (STRICT, WITHOUT ROWID, then
   // `native_sql`), both given the same `rows` (" VALUES ...").
