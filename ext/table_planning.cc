@@ -117,26 +117,40 @@ bool is_pattern_range(std::string_view low, std::string_view high) {
   return lower(low[last]) + 1 == static_cast<unsigned char>(high[last]);
 }
 
+// A `>=` and a `<` on one column whose TEXT bounds are a pattern range
+// (is_pattern_range); `exact` when is_prefix_bound() holds too.
+struct PrefixRange {
+  int column, ge, lt;
+  bool exact;
+};
+
+std::vector<PrefixRange> prefix_ranges(sqlite3_index_info* info) {
+  std::vector<PrefixRange> out;
+  for (int i = 0; i < info->nConstraint; ++i) {
+    if (info->aConstraint[i].op != SQLITE_INDEX_CONSTRAINT_GE) continue;
+    const std::optional<std::string> low = text_rhs(info, i);
+    if (!low) continue;
+    const int column = info->aConstraint[i].iColumn;
+    for (int j = 0; j < info->nConstraint; ++j) {
+      if (info->aConstraint[j].op != SQLITE_INDEX_CONSTRAINT_LT || info->aConstraint[j].iColumn != column) continue;
+      const std::optional<std::string> high = text_rhs(info, j);
+      if (high && is_pattern_range(*low, *high)) out.push_back({column, i, j, is_prefix_bound(*low, *high)});
+    }
+  }
+  return out;
+}
+
 // Per constraint: for a LIKE or GLOB, the >= and < SQLite derived from it
 // (empty for other constraints, and where it derived none).
-std::vector<std::vector<int>> pattern_ranges(sqlite3_index_info* info) {
+std::vector<std::vector<int>> pattern_ranges(sqlite3_index_info* info, const std::vector<PrefixRange>& ranges) {
   std::vector<std::vector<int>> out(static_cast<size_t>(info->nConstraint));
   for (int p = 0; p < info->nConstraint; ++p) {
     const int op = info->aConstraint[p].op;
     if (op != SQLITE_INDEX_CONSTRAINT_LIKE && op != SQLITE_INDEX_CONSTRAINT_GLOB) continue;
-    const int column = info->aConstraint[p].iColumn;
-    for (int i = 0; i < info->nConstraint; ++i) {
-      if (info->aConstraint[i].op != SQLITE_INDEX_CONSTRAINT_GE || info->aConstraint[i].iColumn != column) continue;
-      const std::optional<std::string> low = text_rhs(info, i);
-      if (!low) continue;
-      for (int j = 0; j < info->nConstraint; ++j) {
-        if (info->aConstraint[j].op != SQLITE_INDEX_CONSTRAINT_LT || info->aConstraint[j].iColumn != column) continue;
-        const std::optional<std::string> high = text_rhs(info, j);
-        if (high && is_pattern_range(*low, *high)) {
-          out[static_cast<size_t>(p)].push_back(i);
-          out[static_cast<size_t>(p)].push_back(j);
-        }
-      }
+    for (const PrefixRange& r : ranges) {
+      if (r.column != info->aConstraint[p].iColumn) continue;
+      out[static_cast<size_t>(p)].push_back(r.ge);
+      out[static_cast<size_t>(p)].push_back(r.lt);
     }
   }
   return out;
@@ -309,18 +323,9 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   // case-insensitive LIKE's range is NOCASE, which no scan here takes.)
   // A range written so by hand then leads no skip-scan either: the same
   // rows, read whole.
-  for (int i = 0; i < info->nConstraint; ++i) {
-    if (info->aConstraint[i].op != SQLITE_INDEX_CONSTRAINT_GE) continue;
-    const std::optional<std::string> low = text_rhs(info, i);
-    if (!low) continue;
-    for (int j = 0; j < info->nConstraint; ++j) {
-      if (info->aConstraint[j].op != SQLITE_INDEX_CONSTRAINT_LT ||
-          info->aConstraint[j].iColumn != info->aConstraint[i].iColumn) {
-        continue;
-      }
-      const std::optional<std::string> high = text_rhs(info, j);
-      if (high && is_prefix_bound(*low, *high)) patterned.push_back(info->aConstraint[i].iColumn);
-    }
+  const std::vector<PrefixRange> ranges = prefix_ranges(info);
+  for (const PrefixRange& r : ranges) {
+    if (r.exact) patterned.push_back(r.column);
   }
   // SQLite 3.40 hands a LIKE or GLOB from the ON clause of a LEFT JOIN to
   // the table on its left as usable (where.c takes the pattern as a term
@@ -331,7 +336,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   // plan then takes the range as well (Evaluated::waits_on), so that
   // SQLite drops the plan wherever the range is only offered as usable
   // because it asks for every plan (its first xBestIndex call).
-  const std::vector<std::vector<int>> derived = pattern_ranges(info);
+  const std::vector<std::vector<int>> derived = pattern_ranges(info, ranges);
   const auto range_unusable = [&](int p) {
     return std::any_of(derived[static_cast<size_t>(p)].begin(), derived[static_cast<size_t>(p)].end(),
                        [&](int i) { return info->aConstraint[i].usable == 0; });
