@@ -19,10 +19,14 @@ std::string lower_ascii(std::string_view s) {
   return out;
 }
 
+// At most 200 bytes of `s`, cut before a character rather than inside one
+// (SQLite passes the message on as UTF-8 text).
 std::string quoted_for_message(std::string_view s) {
-  std::string out(s.substr(0, 200));
-  if (s.size() > 200) out += "...";
-  return out;
+  constexpr size_t kMax = 200;
+  if (s.size() <= kMax) return std::string(s);
+  size_t cut = kMax;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return std::string(s.substr(0, cut)) + "...";
 }
 
 }  // namespace
@@ -60,17 +64,20 @@ Status parse_module_options(std::string_view module, int argc, const char* const
   for (int i = 0; i < argc; ++i) {
     const std::string_view arg = trim(args[i] != nullptr ? args[i] : "");
     const size_t eq = arg.find('=');
-    if (eq == std::string_view::npos || trim(arg.substr(0, eq)).empty()) {
+    ModuleOption opt;
+    if (eq != std::string_view::npos) {
+      opt.written = std::string(trim(arg.substr(0, eq)));
+      opt.name = lower_ascii(dequote(opt.written));
+    }
+    // A quoted empty name ('' = x) is no more a name than a missing one.
+    if (opt.name.empty()) {
       return Status::InvalidArgument(std::string(module) + ": expected option=value, got '" +
                                      quoted_for_message(arg) + "'");
     }
-    ModuleOption opt;
-    opt.written = std::string(trim(arg.substr(0, eq)));
-    opt.name = lower_ascii(dequote(opt.written));
     opt.value = dequote(trim(arg.substr(eq + 1)));
     for (const ModuleOption& seen : *out) {
       if (seen.name == opt.name) {
-        return Status::InvalidArgument(std::string(module) + ": option '" + opt.name +
+        return Status::InvalidArgument(std::string(module) + ": option '" + opt.written +
                                        "' given twice");
       }
     }
@@ -86,8 +93,8 @@ Status parse_bool_option(std::string_view module, const ModuleOption& opt, bool*
   } else if (v == "0" || v == "false" || v == "no" || v == "off") {
     *out = false;
   } else {
-    return Status::InvalidArgument(std::string(module) + ": " + opt.name +
-                                   " must be 1 or 0 (true/false, on/off), not '" +
+    return Status::InvalidArgument(std::string(module) + ": " + opt.written +
+                                   " must be 1 or 0 (true/false, yes/no, on/off), not '" +
                                    quoted_for_message(opt.value) + "'");
   }
   return Status::OK();

@@ -4,10 +4,11 @@
 // as written. parse_module_options() splits each into an option name (ASCII
 // lower-cased, surrounding blanks trimmed) and a value (trimmed, then
 // dequoted when written as '...', "...", [...] or `...`, with doubled
-// quotes undone), and rejects a malformed argument, e.g.
+// quotes undone), and rejects a malformed argument (no `=`, or an empty
+// name, quoted or not) or a repeated option, naming it as written, e.g.
 //   tuplekv_kv: expected option=value, got 'key BLOB'
-//   tuplekv_kv: option 'store' given twice
-// Which names are known is the module's business (see OptionSpec).
+//   tuplekv_kv: option 'STORE' given twice
+// Which names are known is each module's business.
 #ifndef TUPLEKV_EXT_MODULE_ARGS_H_
 #define TUPLEKV_EXT_MODULE_ARGS_H_
 

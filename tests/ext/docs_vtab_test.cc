@@ -658,7 +658,7 @@ TEST(DocsCacheTest, RenameAndDropMoveTheCache) {
   EXPECT_EQ(db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"),
             (Rows{{"a"}, {"a_kv"}, {"b"}, {"b_kv"}}));
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE c USING tuplekv_docs(cache=maybe)"),
-            "tuplekv_docs: cache must be 1 or 0 (true/false, on/off), not 'maybe'");
+            "tuplekv_docs: cache must be 1 or 0 (true/false, yes/no, on/off), not 'maybe'");
 }
 
 TEST(DocsCacheTest, MissingOrCorruptEntries) {

@@ -565,7 +565,7 @@ TEST(KvErrors, BadModuleArguments) {
       {"(store=memory, store=sqlite)", "tuplekv_kv: option 'store' given twice"},
       {"(subspace='')", "tuplekv_kv: subspace must not be empty"},
       {"(fdb_limits=maybe)",
-       "tuplekv_kv: fdb_limits must be 1 or 0 (true/false, on/off), not 'maybe'"},
+       "tuplekv_kv: fdb_limits must be 1 or 0 (true/false, yes/no, on/off), not 'maybe'"},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(db.error(std::string("CREATE VIRTUAL TABLE bad USING tuplekv_kv") + c.args),
