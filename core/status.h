@@ -18,7 +18,6 @@
 #ifndef TUPLEKV_CORE_STATUS_H_
 #define TUPLEKV_CORE_STATUS_H_
 
-#include <cassert>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -93,8 +92,11 @@ class [[nodiscard]] Status {
   // Returns a copy whose message is `prefix + ": " + message()`.
   Status with_context(std::string_view prefix) const;
 
+  // Every field: two failures that SQLite would report with different
+  // codes are different.
   bool operator==(const Status& o) const {
-    return code_ == o.code_ && message_ == o.message_;
+    return code_ == o.code_ && constraint_ == o.constraint_ && native_ == o.native_ &&
+           message_ == o.message_;
   }
 
  private:
@@ -106,14 +108,17 @@ class [[nodiscard]] Status {
   std::string message_;
 };
 
-// Either a T or a non-OK Status.
+// Either a T or a non-OK Status. Made from an OK status (a bug: there is
+// no value to hold), it holds an internal error instead, in every build, so
+// that TUPLEKV_ASSIGN_OR_RETURN fails rather than succeeding with nothing
+// assigned.
 template <typename T>
 class [[nodiscard]] Result {
  public:
   Result(T value) : v_(std::move(value)) {}  // NOLINT: implicit by design
-  Result(Status status) : v_(std::move(status)) {  // NOLINT: implicit by design
-    assert(!std::get<Status>(v_).ok());
-  }
+  Result(Status status)  // NOLINT: implicit by design
+      : v_(status.ok() ? Status::Internal("tuplekv internal error: a result with neither value nor error")
+                       : std::move(status)) {}
 
   bool ok() const { return std::holds_alternative<T>(v_); }
   Status status() const { return ok() ? Status() : std::get<Status>(v_); }
