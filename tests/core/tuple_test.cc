@@ -274,50 +274,6 @@ TEST(TupleValueTest, AccessorsAndNames) {
   EXPECT_EQ(element_type_name(ElementType::kUser), "user");
 }
 
-// ASCII is recognised a word at a time, with overlapping loads at the
-// end: a bad byte or a valid sequence at every position of every length.
-TEST(TupleValueTest, Utf8ValidationSeesEveryPosition) {
-  for (size_t n = 1; n <= 40; ++n) {
-    for (size_t at = 0; at < n; ++at) {
-      std::string bad(n, 'a');
-      bad[at] = '\xff';
-      EXPECT_FALSE(is_valid_utf8(bad)) << n << " " << at;
-      bad[at] = '\x80';  // a lone continuation byte
-      EXPECT_FALSE(is_valid_utf8(bad)) << n << " " << at;
-      if (at + 1 < n) {
-        std::string good(n, 'a');
-        good[at] = '\xC3';
-        good[at + 1] = '\xA9';
-        EXPECT_TRUE(is_valid_utf8(good)) << n << " " << at;
-      }
-    }
-  }
-}
-
-TEST(TupleValueTest, Utf8Validation) {
-  EXPECT_TRUE(is_valid_utf8(""));
-  EXPECT_TRUE(is_valid_utf8(std::string_view("a\0b", 3)));
-  EXPECT_TRUE(is_valid_utf8("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x94\xA5"));
-  EXPECT_TRUE(is_valid_utf8("\xED\x9F\xBF"));      // U+D7FF
-  EXPECT_TRUE(is_valid_utf8("\xEE\x80\x80"));      // U+E000
-  EXPECT_TRUE(is_valid_utf8("\xEF\xBF\xBF"));      // U+FFFF
-  EXPECT_TRUE(is_valid_utf8("\xF4\x8F\xBF\xBF"));  // U+10FFFF
-  EXPECT_TRUE(is_valid_utf8("0123456789abcdef\xC3\xA9xyz"));
-  EXPECT_FALSE(is_valid_utf8("\xC0\x80"));          // overlong NUL
-  EXPECT_FALSE(is_valid_utf8("\xC1\xBF"));          // overlong
-  EXPECT_FALSE(is_valid_utf8("\xE0\x80\x80"));      // overlong
-  EXPECT_FALSE(is_valid_utf8("\xF0\x80\x80\x80"));  // overlong
-  EXPECT_FALSE(is_valid_utf8("\xED\xA0\xBD"));      // surrogate
-  EXPECT_FALSE(is_valid_utf8("\xED\xBF\xBF"));      // surrogate
-  EXPECT_FALSE(is_valid_utf8("\xF4\x90\x80\x80"));  // > U+10FFFF
-  EXPECT_FALSE(is_valid_utf8("\xF5\x80\x80\x80"));
-  EXPECT_FALSE(is_valid_utf8("\xFF"));
-  EXPECT_FALSE(is_valid_utf8("\x80"));              // lone continuation
-  EXPECT_FALSE(is_valid_utf8("\xE2\x82"));          // truncated
-  EXPECT_FALSE(is_valid_utf8("abcdefgh\xE2\x82"));  // truncated after the fast path
-  EXPECT_FALSE(is_valid_utf8("\xE2\x82z"));
-}
-
 TEST(TupleValueTest, QuoteForMessageIsAlwaysValidUtf8) {
   EXPECT_EQ(quote_for_message("abc"), "'abc'");
   EXPECT_EQ(quote_for_message("", '"'), "\"\"");
