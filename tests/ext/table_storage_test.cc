@@ -1,0 +1,178 @@
+// ext/table_storage.h: DROP TABLE and ALTER TABLE ... RENAME of a keyspace
+// table's storage, when SQLite does not finish them.
+//
+// In a transaction the module is told of a DROP or a rename (and moves the
+// keys of a table without subspace=) before SQLite knows whether it will
+// commit. Rolled back, the table must be as it was: its name, every row and
+// index entry, in this connection after it connects the table anew too.
+//
+// A DROP or rename that another connection's write lock refuses fails
+// before the module hears of it; the tests pin that nothing changes then
+// either, and that the same statement succeeds once the lock is gone.
+#include "ext/table_storage.h"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <ostream>
+#include <string>
+
+#include "tests/testutil.h"
+
+namespace tuplekv::testing {
+namespace {
+
+struct Declaration {
+  const char* label;  // test name suffix
+  const char* using_clause;
+  const char* insert;      // two rows
+  const char* delete_one;  // one of them
+  bool checkable;          // tuplekv_check() applies
+};
+
+const Declaration kDeclarations[] = {
+    {"TableSqlite", "tuplekv_table(k INTEGER, v TEXT, PRIMARY KEY(k), INDEX vi(v))",
+     "INSERT INTO t VALUES (1, 'a'), (2, 'b')", "DELETE FROM t WHERE k = 1", true},
+    {"TableSqliteSubspace", "tuplekv_table(k INTEGER, v TEXT, PRIMARY KEY(k), INDEX vi(v), subspace=s)",
+     "INSERT INTO t VALUES (1, 'a'), (2, 'b')", "DELETE FROM t WHERE k = 1", true},
+    {"TableMemory", "tuplekv_table(k INTEGER, v TEXT, PRIMARY KEY(k), INDEX vi(v), store=memory)",
+     "INSERT INTO t VALUES (1, 'a'), (2, 'b')", "DELETE FROM t WHERE k = 1", true},
+    {"KvSqlite", "tuplekv_kv", "INSERT INTO t VALUES (x'01', x'aa'), (x'02', x'bb')",
+     "DELETE FROM t WHERE key = x'01'", false},
+    {"KvMemory", "tuplekv_kv(store=memory)", "INSERT INTO t VALUES (x'01', x'aa'), (x'02', x'bb')",
+     "DELETE FROM t WHERE key = x'01'", false},
+};
+
+// Failures name the declaration, not its bytes.
+void PrintTo(const Declaration& d, std::ostream* os) { *os << d.label; }
+
+class TableStorageTest : public ::testing::TestWithParam<Declaration> {
+ protected:
+  void SetUp() override {
+    path_ = ::testing::TempDir() + "table_storage_" + GetParam().label + ".db";
+    remove_files();
+  }
+  void TearDown() override { remove_files(); }
+  void remove_files() {
+    for (const char* suffix : {"", "-journal", "-wal", "-shm"}) std::remove((path_ + suffix).c_str());
+  }
+
+  // Creates t with two rows on `db` and returns them as read back.
+  Rows create(Db* db) {
+    const Declaration& d = GetParam();
+    EXPECT_TRUE(db->exec(std::string("CREATE VIRTUAL TABLE t USING ") + d.using_clause + ";" + d.insert));
+    return db->rows("SELECT * FROM t ORDER BY 1");
+  }
+  // Names in the schema, in order: the table's shadow table shows whether
+  // its storage is still there.
+  static Rows schema(Db* db) { return db->rows("SELECT name FROM sqlite_schema ORDER BY name"); }
+  static void names_plus_bump(Rows* names) {
+    names->push_back({"bump"});
+    std::sort(names->begin(), names->end());
+  }
+
+  std::string path_;
+};
+
+TEST_P(TableStorageTest, AFailedDropKeepsTheTableWhole) {
+  Db a(path_, Load::kLoadExtension);
+  Db b(path_, Load::kLoadExtension);
+  const Rows rows = create(&a);
+  ASSERT_EQ(rows.size(), 2u);
+  Rows names = schema(&a);
+
+  ASSERT_TRUE(b.exec("BEGIN IMMEDIATE"));
+  EXPECT_EQ(a.error_code("DROP TABLE t") & 0xff, SQLITE_BUSY);
+  // A schema change by the other connection makes this one connect its
+  // tables anew, so what follows is read from the storage.
+  ASSERT_TRUE(b.exec("CREATE TABLE bump(x); COMMIT"));
+  names_plus_bump(&names);
+
+  EXPECT_EQ(schema(&a), names);
+  EXPECT_EQ(a.rows("SELECT * FROM t ORDER BY 1"), rows);
+  if (GetParam().checkable) {
+    EXPECT_EQ(a.value("SELECT tuplekv_check('t')"), "ok");
+  }
+  // The table still takes writes, as before.
+  ASSERT_TRUE(a.exec(GetParam().delete_one));
+  EXPECT_EQ(a.value("SELECT count(*) FROM t"), "1");
+
+  ASSERT_TRUE(a.exec("DROP TABLE t"));
+  EXPECT_EQ(schema(&a), Rows{{"bump"}});
+  // The name starts over.
+  ASSERT_TRUE(a.exec(std::string("CREATE VIRTUAL TABLE t USING ") + GetParam().using_clause));
+  EXPECT_EQ(a.value("SELECT count(*) FROM t"), "0");
+}
+
+TEST_P(TableStorageTest, AFailedRenameKeepsTheOldName) {
+  Db a(path_, Load::kLoadExtension);
+  Db b(path_, Load::kLoadExtension);
+  const Rows rows = create(&a);
+  ASSERT_EQ(rows.size(), 2u);
+  Rows names = schema(&a);
+
+  ASSERT_TRUE(b.exec("BEGIN IMMEDIATE"));
+  EXPECT_EQ(a.error_code("ALTER TABLE t RENAME TO u") & 0xff, SQLITE_BUSY);
+  // A schema change by the other connection makes this one connect its
+  // tables anew, so what follows is read from the storage.
+  ASSERT_TRUE(b.exec("CREATE TABLE bump(x); COMMIT"));
+  names_plus_bump(&names);
+
+  EXPECT_EQ(schema(&a), names);
+  EXPECT_EQ(a.rows("SELECT * FROM t ORDER BY 1"), rows);
+  if (GetParam().checkable) {
+    EXPECT_EQ(a.value("SELECT tuplekv_check('t')"), "ok");
+  }
+  EXPECT_NE(a.error("SELECT * FROM u").find("no such table"), std::string::npos);
+
+  ASSERT_TRUE(a.exec("ALTER TABLE t RENAME TO u"));
+  EXPECT_EQ(a.rows("SELECT * FROM u ORDER BY 1"), rows);
+  if (GetParam().checkable) {
+    EXPECT_EQ(a.value("SELECT tuplekv_check('u')"), "ok");
+  }
+}
+
+// Statements the module hears of and SQLite then rolls back.
+TEST_P(TableStorageTest, ARolledBackDropOrRenameLeavesTheTableAsItWas) {
+  Db a(path_, Load::kLoadExtension);
+  const Rows rows = create(&a);
+  ASSERT_EQ(rows.size(), 2u);
+  Rows names = schema(&a);
+  for (const char* sql : {"BEGIN; ALTER TABLE t RENAME TO u; ROLLBACK",
+                          "BEGIN; DROP TABLE t; ROLLBACK",
+                          "BEGIN; SAVEPOINT s; ALTER TABLE t RENAME TO u; ROLLBACK TO s; COMMIT",
+                          "BEGIN; ALTER TABLE t RENAME TO u; ALTER TABLE u RENAME TO v; ROLLBACK"}) {
+    SCOPED_TRACE(sql);
+    ASSERT_TRUE(a.exec(sql));
+    EXPECT_EQ(schema(&a), names);
+    EXPECT_EQ(a.rows("SELECT * FROM t ORDER BY 1"), rows);
+    if (GetParam().checkable) {
+      EXPECT_EQ(a.value("SELECT tuplekv_check('t')"), "ok");
+    }
+  }
+  // Connected anew after another connection's schema change, the table
+  // reads its storage again. (A memory table's rows belong to this
+  // connection: a new one sees the table empty.)
+  {
+    Db b(path_, Load::kLoadExtension);
+    ASSERT_TRUE(b.exec("CREATE TABLE bump(x)"));
+    names_plus_bump(&names);
+    const bool memory = std::string(GetParam().using_clause).find("store=memory") != std::string::npos;
+    EXPECT_EQ(b.rows("SELECT * FROM t ORDER BY 1"), memory ? Rows{} : rows);
+  }
+  EXPECT_EQ(schema(&a), names);
+  EXPECT_EQ(a.rows("SELECT * FROM t ORDER BY 1"), rows);
+  if (GetParam().checkable) {
+    EXPECT_EQ(a.value("SELECT tuplekv_check('t')"), "ok");
+  }
+  ASSERT_TRUE(a.exec("ALTER TABLE t RENAME TO u"));
+  EXPECT_EQ(a.rows("SELECT * FROM u ORDER BY 1"), rows);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modules, TableStorageTest, ::testing::ValuesIn(kDeclarations),
+                         [](const ::testing::TestParamInfo<Declaration>& info) { return info.param.label; });
+
+}  // namespace
+}  // namespace tuplekv::testing
