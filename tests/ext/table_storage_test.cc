@@ -72,6 +72,23 @@ class TableStorageTest : public ::testing::TestWithParam<Declaration> {
     names->push_back({"bump"});
     std::sort(names->begin(), names->end());
   }
+  // The table `t` as it was: the schema's names, its rows, its index.
+  void expect_unchanged(Db* db, const Rows& names, const Rows& rows) {
+    EXPECT_EQ(schema(db), names);
+    EXPECT_EQ(db->rows("SELECT * FROM t ORDER BY 1"), rows);
+    if (GetParam().checkable) {
+      EXPECT_EQ(db->value("SELECT tuplekv_check('t')"), "ok");
+    }
+  }
+  // Runs `sql` on `a` while `b` holds the write lock: SQLite refuses it.
+  // Then `b` changes the schema, which makes `a` connect its tables anew,
+  // so what `a` reads next comes from the storage. *names gains it.
+  static void refused_by_lock(const std::string& sql, Db* a, Db* b, Rows* names) {
+    ASSERT_TRUE(b->exec("BEGIN IMMEDIATE"));
+    EXPECT_EQ(a->error_code(sql) & 0xff, SQLITE_BUSY);
+    ASSERT_TRUE(b->exec("CREATE TABLE bump(x); COMMIT"));
+    names_plus_bump(names);
+  }
 
   std::string path_;
 };
@@ -83,18 +100,8 @@ TEST_P(TableStorageTest, AFailedDropKeepsTheTableWhole) {
   ASSERT_EQ(rows.size(), 2u);
   Rows names = schema(&a);
 
-  ASSERT_TRUE(b.exec("BEGIN IMMEDIATE"));
-  EXPECT_EQ(a.error_code("DROP TABLE t") & 0xff, SQLITE_BUSY);
-  // A schema change by the other connection makes this one connect its
-  // tables anew, so what follows is read from the storage.
-  ASSERT_TRUE(b.exec("CREATE TABLE bump(x); COMMIT"));
-  names_plus_bump(&names);
-
-  EXPECT_EQ(schema(&a), names);
-  EXPECT_EQ(a.rows("SELECT * FROM t ORDER BY 1"), rows);
-  if (GetParam().checkable) {
-    EXPECT_EQ(a.value("SELECT tuplekv_check('t')"), "ok");
-  }
+  refused_by_lock("DROP TABLE t", &a, &b, &names);
+  expect_unchanged(&a, names, rows);
   // The table still takes writes, as before.
   ASSERT_TRUE(a.exec(GetParam().delete_one));
   EXPECT_EQ(a.value("SELECT count(*) FROM t"), "1");
@@ -113,18 +120,8 @@ TEST_P(TableStorageTest, AFailedRenameKeepsTheOldName) {
   ASSERT_EQ(rows.size(), 2u);
   Rows names = schema(&a);
 
-  ASSERT_TRUE(b.exec("BEGIN IMMEDIATE"));
-  EXPECT_EQ(a.error_code("ALTER TABLE t RENAME TO u") & 0xff, SQLITE_BUSY);
-  // A schema change by the other connection makes this one connect its
-  // tables anew, so what follows is read from the storage.
-  ASSERT_TRUE(b.exec("CREATE TABLE bump(x); COMMIT"));
-  names_plus_bump(&names);
-
-  EXPECT_EQ(schema(&a), names);
-  EXPECT_EQ(a.rows("SELECT * FROM t ORDER BY 1"), rows);
-  if (GetParam().checkable) {
-    EXPECT_EQ(a.value("SELECT tuplekv_check('t')"), "ok");
-  }
+  refused_by_lock("ALTER TABLE t RENAME TO u", &a, &b, &names);
+  expect_unchanged(&a, names, rows);
   EXPECT_NE(a.error("SELECT * FROM u").find("no such table"), std::string::npos);
 
   ASSERT_TRUE(a.exec("ALTER TABLE t RENAME TO u"));
@@ -146,11 +143,7 @@ TEST_P(TableStorageTest, ARolledBackDropOrRenameLeavesTheTableAsItWas) {
                           "BEGIN; ALTER TABLE t RENAME TO u; ALTER TABLE u RENAME TO v; ROLLBACK"}) {
     SCOPED_TRACE(sql);
     ASSERT_TRUE(a.exec(sql));
-    EXPECT_EQ(schema(&a), names);
-    EXPECT_EQ(a.rows("SELECT * FROM t ORDER BY 1"), rows);
-    if (GetParam().checkable) {
-      EXPECT_EQ(a.value("SELECT tuplekv_check('t')"), "ok");
-    }
+    expect_unchanged(&a, names, rows);
   }
   // Connected anew after another connection's schema change, the table
   // reads its storage again. (A memory table's rows belong to this
@@ -162,11 +155,7 @@ TEST_P(TableStorageTest, ARolledBackDropOrRenameLeavesTheTableAsItWas) {
     const bool memory = std::string(GetParam().using_clause).find("store=memory") != std::string::npos;
     EXPECT_EQ(b.rows("SELECT * FROM t ORDER BY 1"), memory ? Rows{} : rows);
   }
-  EXPECT_EQ(schema(&a), names);
-  EXPECT_EQ(a.rows("SELECT * FROM t ORDER BY 1"), rows);
-  if (GetParam().checkable) {
-    EXPECT_EQ(a.value("SELECT tuplekv_check('t')"), "ok");
-  }
+  expect_unchanged(&a, names, rows);
   ASSERT_TRUE(a.exec("ALTER TABLE t RENAME TO u"));
   EXPECT_EQ(a.rows("SELECT * FROM u ORDER BY 1"), rows);
 }
