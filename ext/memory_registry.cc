@@ -189,7 +189,7 @@ void ConnectionRegistry::rename_memory(const std::string& schema, const std::str
   }
   MemoryEntry& e = memory_[key(schema, to)];
   if (!e.uncertain) ++uncertain_;
-  e = MemoryEntry{schema, to, std::move(table), true, std::move(declaration)};
+  e = MemoryEntry{schema, to, std::move(table), true, std::move(declaration), ++renames_};
 }
 
 bool ConnectionRegistry::table_exists(const std::string& schema, const std::string& name,
@@ -212,20 +212,33 @@ bool ConnectionRegistry::table_exists(const std::string& schema, const std::stri
 void ConnectionRegistry::sweep() {
   if (uncertain_ == 0 || sqlite3_get_autocommit(db_) == 0) return;
   std::vector<std::string> gone;
+  // The name each store stays under: of those that exist, the latest
+  // rename's target (the file comment says why).
+  std::map<const MemoryStore*, std::string> keeper;
   for (auto& [k, e] : memory_) {
     if (!e.uncertain) continue;
     bool exists = false;
     if (!table_exists(e.schema, e.name, &exists)) continue;  // schema detached: keep
-    if (exists) {
-      e.uncertain = false;
-      --uncertain_;
+    if (!exists) {
+      gone.push_back(k);
+      continue;
+    }
+    e.uncertain = false;
+    --uncertain_;
+    auto [slot, first] = keeper.try_emplace(e.table.store.get(), k);
+    if (first) continue;
+    MemoryEntry& held = memory_.at(slot->second);
+    if (e.renamed_to > held.renamed_to) {
+      gone.push_back(slot->second);
+      slot->second = k;
     } else {
       gone.push_back(k);
     }
   }
   for (const std::string& k : gone) {
-    memory_.erase(k);
-    --uncertain_;
+    auto it = memory_.find(k);
+    if (it->second.uncertain) --uncertain_;
+    memory_.erase(it);
   }
 }
 

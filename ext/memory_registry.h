@@ -21,6 +21,16 @@
 // re-created under the same name in one transaction that is then rolled
 // back comes back empty.)
 //
+// The schema cannot say whether a rename committed when another connection
+// has since created a table, declared alike, under the other name: both
+// names exist. The store then goes to the name of the latest rename (the
+// outcome when the rename committed) and the other name starts empty; two
+// tables never share one store. Likewise a dropped table's rows come back
+// if another connection re-creates it alike before this one sweeps.
+//
+// The static library and the loadable module each keep their own
+// registries: a connection should get tuplekv from one of them only.
+//
 // tuplekv_stats(name [, 'reset']) returns the counters of one table as JSON,
 // {"scans":S,"ranges":R,"rows":N,"writes":W}: xFilter calls, key ranges or
 // point lookups started, pairs read from the store, and pairs written or
@@ -123,6 +133,7 @@ class ConnectionRegistry {
     MemoryTable table;
     bool uncertain = false;
     std::string declaration;
+    uint64_t renamed_to = 0;  // when a rename gave it this name (renames_); 0: none
   };
   static std::string key(std::string_view schema, std::string_view name);
   bool table_exists(const std::string& schema, const std::string& name, bool* exists) const;
@@ -130,6 +141,7 @@ class ConnectionRegistry {
   sqlite3* db_;
   std::map<std::string, MemoryEntry> memory_;
   size_t uncertain_ = 0;
+  uint64_t renames_ = 0;
   std::map<std::string, std::shared_ptr<ScanStats>> stats_;
   std::map<std::string, std::weak_ptr<SqliteStore>> sqlite_stores_;
 };
