@@ -239,6 +239,9 @@ struct DocsTable : sqlite3_vtab {
     // Moving keys runs statements; the ALTER must leave changes() as it was.
     const int64_t changes = sqlite3_changes64(db);
     const bool moves_keys = !options.keyspace.subspace_given && !options.keyspace.memory;
+    if (!options.keyspace.subspace_given) {
+      TUPLEKV_RETURN_IF_ERROR(refuse_name_not_utf8(kDocsModule, to));
+    }
     // A tuplekv_leaves scan over this table reads through the same store.
     if (moves_keys) {
       TUPLEKV_RETURN_IF_ERROR(refuse_key_move_while_reading(

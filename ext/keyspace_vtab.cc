@@ -506,6 +506,7 @@ Status PairTable::rename(const std::string& to) {
   // Moving keys runs statements; the ALTER must leave changes() as it was.
   const int64_t changes = sqlite3_changes64(db);
   const bool moves_keys = !options.subspace_given && !options.memory;
+  if (!options.subspace_given) TUPLEKV_RETURN_IF_ERROR(refuse_name_not_utf8(module, to));
   if (moves_keys) TUPLEKV_RETURN_IF_ERROR(refuse_key_move_while_reading(module, name, spare_cursors.open()));
   TUPLEKV_RETURN_IF_ERROR(
       rename_table_storage(registry.get(), db, sqlite_store, schema, name, to, options.memory));

@@ -1,5 +1,7 @@
 #include "ext/table_storage.h"
 
+#include "core/tuple.h"
+
 namespace tuplekv::ext {
 
 Status drop_table_storage(ConnectionRegistry* registry, sqlite3* db, const std::string& schema,
@@ -33,6 +35,13 @@ Status refuse_key_move_while_reading(std::string_view module, const std::string&
   return Status::Native(StatusCode::kBusy, SQLITE_LOCKED,
                         std::string(module) + ": cannot rename " + name +
                             " while a statement is reading it: reset or finalize that statement first");
+}
+
+Status refuse_name_not_utf8(std::string_view module, const std::string& to) {
+  if (is_valid_utf8(to)) return Status::OK();
+  return Status::InvalidArgument(std::string(module) +
+                                 ": new table name is not valid UTF-8, and without subspace= "
+                                 "the name is the table's subspace");
 }
 
 }  // namespace tuplekv::ext

@@ -36,6 +36,12 @@ Status rename_table_storage(ConnectionRegistry* registry, sqlite3* db, SqliteSto
 Status refuse_key_move_while_reading(std::string_view module, const std::string& name,
                                      size_t open_cursors);
 
+// A table without subspace= takes its subspace from its name when SQLite
+// connects it, whatever its store: a name that is not UTF-8 cannot be a
+// tuple string, and the renamed table could never be opened again (not
+// even to drop it). So such a rename is refused before anything moves.
+Status refuse_name_not_utf8(std::string_view module, const std::string& to);
+
 }  // namespace tuplekv::ext
 
 #endif  // TUPLEKV_EXT_TABLE_STORAGE_H_

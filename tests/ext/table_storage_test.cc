@@ -160,6 +160,28 @@ TEST_P(TableStorageTest, ARolledBackDropOrRenameLeavesTheTableAsItWas) {
   EXPECT_EQ(a.rows("SELECT * FROM u ORDER BY 1"), rows);
 }
 
+// Without subspace= the name is the subspace, a tuple string: a name that
+// is not UTF-8 would leave a table no statement could open again, DROP
+// TABLE included. With subspace= the name is only a name.
+TEST_P(TableStorageTest, ARenameToANameThatIsNotUtf8IsRefusedUnlessASubspaceIsGiven) {
+  Db a(path_, Load::kLoadExtension);
+  const Rows rows = create(&a);
+  ASSERT_EQ(rows.size(), 2u);
+  const Rows names = schema(&a);
+  const std::string clause = GetParam().using_clause;
+  const std::string module = clause.substr(0, clause.find('('));
+  if (clause.find("subspace=") == std::string::npos) {
+    EXPECT_EQ(a.error("ALTER TABLE t RENAME TO \"u\xff\""),
+              module + ": new table name is not valid UTF-8, and without subspace= the name is "
+                       "the table's subspace");
+    expect_unchanged(&a, names, rows);
+  } else {
+    ASSERT_TRUE(a.exec("ALTER TABLE t RENAME TO \"u\xff\""));
+    EXPECT_EQ(a.rows("SELECT * FROM \"u\xff\" ORDER BY 1"), rows);
+    ASSERT_TRUE(a.exec("DROP TABLE \"u\xff\""));
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Modules, TableStorageTest, ::testing::ValuesIn(kDeclarations),
                          [](const ::testing::TestParamInfo<Declaration>& info) { return info.param.label; });
 
