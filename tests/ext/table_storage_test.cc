@@ -8,7 +8,9 @@
 //
 // A DROP or rename that another connection's write lock refuses fails
 // before the module hears of it; the tests pin that nothing changes then
-// either, and that the same statement succeeds once the lock is gone.
+// either, and that the same statement succeeds once the lock is gone. A
+// rename the module itself must refuse (a new name that cannot be the
+// table's subspace) leaves it alike.
 #include "ext/table_storage.h"
 
 #include <gtest/gtest.h>
