@@ -31,8 +31,18 @@ int best_index(const IndexShape& shape, sqlite3_index_info* info, int idx_num) {
     const auto& in = info->aConstraint[i];
     PlanConstraint c;
     c.usable = in.usable != 0;
-    const int pos = column_attr(shape.key_position, in.iColumn);
+    int pos = column_attr(shape.key_position, in.iColumn);
     const int prefix_pos = column_attr(shape.prefix_of, in.iColumn);
+    // A position that only holds BLOBs compares them bytewise under any
+    // collation; elsewhere another collation leaves the term to SQLite
+    // (kOther). LIKE and GLOB have their own case rules.
+    const bool blob_only_pos =
+        pos >= 0 && static_cast<size_t>(pos) < shape.blob_only.size() && shape.blob_only[static_cast<size_t>(pos)];
+    if (pos >= 0 && !blob_only_pos && in.op != SQLITE_INDEX_CONSTRAINT_LIKE &&
+        in.op != SQLITE_INDEX_CONSTRAINT_GLOB && in.op != SQLITE_INDEX_CONSTRAINT_ISNULL &&
+        in.op != SQLITE_INDEX_CONSTRAINT_ISNOTNULL && !compares_binary(info, i)) {
+      pos = -1;
+    }
     sqlite3_value* rhs = nullptr;
     switch (in.op) {
       case SQLITE_INDEX_CONSTRAINT_EQ:
@@ -61,9 +71,7 @@ int best_index(const IndexShape& shape, sqlite3_index_info* info, int idx_num) {
       case SQLITE_INDEX_CONSTRAINT_LE:
         if (pos >= 0) {
           const bool known = sqlite3_vtab_rhs_value(info, i, &rhs) == SQLITE_OK && rhs != nullptr;
-          const bool blob_only =
-              static_cast<size_t>(pos) < shape.blob_only.size() && shape.blob_only[static_cast<size_t>(pos)];
-          if (blob_only && known && sqlite3_value_type(rhs) != SQLITE_BLOB &&
+          if (blob_only_pos && known && sqlite3_value_type(rhs) != SQLITE_BLOB &&
               sqlite3_value_type(rhs) != SQLITE_NULL) {
             break;  // kOther: see IndexShape::blob_only
           }

@@ -80,6 +80,15 @@ inline bool maybe_row_value(unsigned char op, bool rhs_known) {
   return !rhs_known && (op == SQLITE_INDEX_CONSTRAINT_GE || op == SQLITE_INDEX_CONSTRAINT_LE);
 }
 
+// Whether constraint `i` compares with BINARY, the only collation key bytes
+// follow. Under another (`a = 'x' COLLATE NOCASE`, or a column declared
+// with one) a text = or range cannot become a lookup or a range of keys:
+// SQLite must evaluate it over the rows.
+inline bool compares_binary(sqlite3_index_info* info, int i) {
+  const char* coll = sqlite3_vtab_collation(info, i);
+  return coll == nullptr || sqlite3_stricmp(coll, "BINARY") == 0;
+}
+
 // Converts argument values to encoded filter values, per model.
 class FilterValueReader {
  public:
