@@ -62,32 +62,6 @@ TEST(CellsLayoutTest, SubspaceAndTypesKeepTheirTupleType) {
             (Rows{{"real", "blob", "real"}}));
 }
 
-// A rename moves the cells into the new name's subspace and leaves
-// changes() to the statement before, as a native rename does.
-TEST(CellsLayoutTest, RenameMovesTheCellsAndKeepsChanges) {
-  Db db;
-  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE sheet USING tuplekv_cells;"
-                      "INSERT INTO sheet VALUES (1, 'a', 10), (2, 'b', 20);"
-                      "CREATE TABLE nat(x); INSERT INTO nat VALUES (1), (2), (3);"
-                      "ALTER TABLE sheet RENAME TO book"));
-  EXPECT_EQ(db.value("SELECT changes()"), "3");
-  EXPECT_EQ(db.rows("SELECT row, col, value FROM book ORDER BY row"), (Rows{{"1", "a", "10"}, {"2", "b", "20"}}));
-  EXPECT_EQ(db.value("SELECT count(*) FROM book_kv WHERE tuple_repr(k) LIKE '(''book'',%'"), "2");
-}
-
-TEST(CellsLayoutTest, ARenameThatMovesKeysWaitsForScansInProgress) {
-  Db db;
-  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE sheet USING tuplekv_cells;"
-                      "INSERT INTO sheet VALUES (1, 'a', 10), (2, 'b', 20)"));
-  const DuringScan r = during_scan(&db, "SELECT row FROM sheet", "ALTER TABLE sheet RENAME TO book");
-  EXPECT_EQ(r.rc, SQLITE_LOCKED);
-  EXPECT_EQ(r.error, "tuplekv_cells: cannot rename sheet while a statement is reading it: "
-                     "reset or finalize that statement first");
-  EXPECT_EQ(r.rows, (Rows{{"1"}, {"2"}}));
-  ASSERT_TRUE(db.exec("ALTER TABLE sheet RENAME TO book"));
-  EXPECT_EQ(db.rows("SELECT row, col, value FROM book"), (Rows{{"1", "a", "10"}, {"2", "b", "20"}}));
-}
-
 TEST(CellsLayoutTest, BadOptions) {
   Db db;
   EXPECT_EQ(db.error("CREATE VIRTUAL TABLE t USING tuplekv_cells(layout=diagonal)"),
