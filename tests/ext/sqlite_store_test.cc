@@ -20,7 +20,6 @@
 #include <vector>
 
 #include "core/tuple.h"
-#include "ext/batch_rows.h"
 #include "tests/store_conformance.h"
 #include "tests/testutil.h"
 
@@ -1580,36 +1579,6 @@ TEST_F(BatchingTest, MappedScansReadRowsThroughTheBatch) {
     EXPECT_EQ(got, want) << "reverse " << reverse;
   }
   commit();
-}
-
-// SQL cannot point tuplekv_batch_rows at memory of its own, nor use it in
-// a view or trigger.
-TEST(BatchRowsTable, YieldsNothingToSql) {
-  Db db;
-  EXPECT_EQ(db.value("SELECT count(*) FROM tuplekv_batch_rows"), "0");
-  EXPECT_EQ(db.value("SELECT count(*) FROM tuplekv_batch_rows(1)"), "0");
-  EXPECT_EQ(db.value("SELECT count(*) FROM tuplekv_batch_rows(x'0011223344556677')"), "0");
-  EXPECT_EQ(db.value("SELECT count(*) FROM tuplekv_batch_rows(NULL)"), "0");
-  ASSERT_TRUE(db.exec("CREATE VIEW v AS SELECT * FROM tuplekv_batch_rows"));
-  EXPECT_NE(db.error("SELECT * FROM v"), "");
-  EXPECT_EQ(db.error("INSERT INTO tuplekv_batch_rows(k) VALUES (x'01')"), "tuplekv_batch_rows may not be written");
-  ASSERT_TRUE(db.exec("DELETE FROM tuplekv_batch_rows"));
-  EXPECT_EQ(db.value("SELECT changes()"), "0");
-}
-
-// set_changes() makes changes() say n and writes nothing (total_changes()
-// counts the rows all the same, as any DELETE's).
-TEST(BatchRowsTable, SetChangesReportsTheCountAndWritesNothing) {
-  Db db;
-  ASSERT_TRUE(db.exec("CREATE TABLE x(a); INSERT INTO x VALUES (1), (2)"));
-  ASSERT_TRUE(set_changes(db.handle(), 5).ok());
-  EXPECT_EQ(db.value("SELECT changes()"), "5");
-  EXPECT_EQ(db.value("SELECT total_changes()"), "7");
-  EXPECT_EQ(db.value("SELECT count(*) FROM x"), "2");
-  ASSERT_TRUE(set_changes(db.handle(), 5).ok());  // already 5: no statement
-  EXPECT_EQ(db.value("SELECT total_changes()"), "7");
-  ASSERT_TRUE(set_changes(db.handle(), -3).ok());
-  EXPECT_EQ(db.value("SELECT changes()"), "0");
 }
 
 }  // namespace
