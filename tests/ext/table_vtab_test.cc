@@ -1,7 +1,14 @@
-// tuplekv_table through SQLite: declaration errors, STRICT values, conflict
-// clauses, index maintenance under writes and rollbacks for both stores,
-// the key layout, scans (collations, ANY keys, row values), rename/drop,
-// and tuplekv_check(). Which index a statement reads: table_planning_test.cc.
+// tuplekv_table through SQLite, for both stores: the key layout and the
+// declarations SQLite accepts or refuses; scans of every shape giving the
+// native reference's rows in its order (collated and ANY keys, DESC keys,
+// row values under LIMIT, whole-key lookups, values of unknown affinity,
+// text in a UTF-16 database); damaged rows and index entries reported by
+// the scans that meet them; indexes kept in step with their rows across
+// transactions, savepoints, rollbacks, schema changes and held-back
+// writes, and writes made in the middle of a scan; rename, drop and
+// tuplekv_check(). What one write does (its checks, conflict clauses,
+// defaults, implicit keys, index entries and statement atomicity):
+// table_write_test.cc. Which index a statement reads: table_planning_test.cc.
 #include <gtest/gtest.h>
 #include <gmock/gmock.h>
 
@@ -46,64 +53,6 @@ TEST_P(TableVtabTest, KeyLayoutIsTheGuides) {
   EXPECT_EQ(db_.value("SELECT tuple_repr(raw_key) FROM users WHERE user_id = 3"), "('user', 3)");
 }
 
-// As in the WITHOUT ROWID reference, INTEGER PRIMARY KEY is no rowid alias:
-// a NULL or a missing value is a NOT NULL error, never an assigned key.
-TEST_P(TableVtabTest, IntegerPrimaryKeyIsNoRowidAlias) {
-  ASSERT_NO_FATAL_FAILURE(create_with_native("ipk", "id INTEGER PRIMARY KEY, x TEXT", "", "",
-                                             " VALUES (1, 'a')"));
-  for (const char* tmpl : {"INSERT INTO @T VALUES (NULL, 'b')", "INSERT INTO @T(x) VALUES ('c')"}) {
-    const std::string native = db_.error(on(tmpl, "n"));
-    EXPECT_EQ(native, "NOT NULL constraint failed: n.id") << tmpl;
-    EXPECT_EQ(db_.error(on(tmpl, "ipk")), "NOT NULL constraint failed: ipk.id") << tmpl;
-  }
-  expect_as_native("SELECT id, x FROM @T", "ipk");
-  EXPECT_EQ(db_.error("SELECT rowid FROM ipk"), "no such column: rowid");
-}
-
-TEST_P(TableVtabTest, StrictValuesAndMessages) {
-  EXPECT_EQ(db_.error("INSERT INTO users VALUES ('x', 'a', 'b')"),
-            "cannot store TEXT value in INTEGER column users.user_id");
-  EXPECT_EQ(db_.error_code("INSERT INTO users VALUES (9, x'00', 'b')"), SQLITE_CONSTRAINT_DATATYPE);
-  EXPECT_EQ(db_.error("INSERT INTO users VALUES (NULL, 'a', 'b')"),
-            "NOT NULL constraint failed: users.user_id");
-  EXPECT_EQ(db_.error_code("INSERT INTO users VALUES (1, 'a', 'b')"), SQLITE_CONSTRAINT_PRIMARYKEY);
-  EXPECT_EQ(db_.error("INSERT INTO users VALUES (1, 'a', 'b')"), "UNIQUE constraint failed: users.user_id");
-  ASSERT_TRUE(db_.exec("INSERT INTO users VALUES ('10', 12, 3.0), (11.0, 1.5, NULL)"));
-  EXPECT_EQ(db_.rows("SELECT quote(user_id), quote(name), quote(region) FROM users WHERE user_id >= 10"),
-            (Rows{{"10", "'12'", "'3.0'"}, {"11", "'1.5'", "NULL"}}));
-  EXPECT_EQ(db_.error("INSERT INTO users VALUES (1, 'a', 'b') ON CONFLICT DO NOTHING"),
-            "UPSERT not implemented for virtual table \"users\"");
-  EXPECT_EQ(db_.error("INSERT INTO users(raw_key, user_id) VALUES (x'00', 5)"),
-            "tuplekv_table: raw_key is the stored key of users, it cannot be written");
-  // Nor by UPDATE (it was once ignored, the statement counted as done);
-  // assigning it its own value is no change.
-  const Rows before = db_.rows("SELECT user_id, name, region FROM users ORDER BY user_id");
-  EXPECT_EQ(db_.error("UPDATE users SET raw_key = x'00', region = 'x' WHERE user_id >= 10"),
-            "tuplekv_table: raw_key is the stored key of users, it cannot be written");
-  EXPECT_EQ(db_.rows("SELECT user_id, name, region FROM users ORDER BY user_id"), before);
-  ASSERT_TRUE(db_.exec("UPDATE users SET raw_key = raw_key, region = 'x' WHERE user_id = 10"));
-  EXPECT_EQ(db_.value("SELECT region FROM users WHERE user_id = 10"), "x");
-}
-
-// NOCASE and RTRIM columns outside the key and indexes are compared,
-// sorted, grouped and made distinct by SQLite itself, as in the native
-// reference with the same declaration.
-// SQLite keeps any bytes as TEXT; a tuple string is UTF-8, so such text is
-// refused by name and the statement writes nothing (README).
-TEST_P(TableVtabTest, TextThatIsNotUtf8IsRefusedAndWritesNothing) {
-  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE a USING tuplekv_table(k ANY, v ANY, PRIMARY KEY(k)" +
-                       store_option() + ")"));
-  ASSERT_TRUE(db_.exec("INSERT INTO a VALUES (1, x'ff')"));
-  EXPECT_EQ(db_.error("INSERT INTO users VALUES (7, 'x', 'eu'), (8, CAST(x'ff' AS TEXT), 'eu')"),
-            "tuplekv_table: TEXT value for users.name is not valid UTF-8");
-  EXPECT_EQ(db_.error("UPDATE a SET k = v || 'x'"), "tuplekv_table: TEXT value for a.k is not valid UTF-8");
-  EXPECT_EQ(db_.rows("SELECT count(*) FROM users WHERE user_id > 4"), (Rows{{"0"}}));
-  EXPECT_EQ(db_.rows("SELECT k, hex(v) FROM a"), (Rows{{"1", "FF"}}));
-  // Valid text, NUL included, is stored as written.
-  ASSERT_TRUE(db_.exec("UPDATE a SET v = CAST(x'61006263' AS TEXT)"));
-  EXPECT_EQ(db_.rows("SELECT typeof(v), hex(v) FROM a"), (Rows{{"text", "61006263"}}));
-}
-
 // SQLite's index on a number or BLOB column is BINARY and takes no term of
 // another collation, such as the range it derives from a LIKE (`a >= 'X'
 // COLLATE NOCASE`): it reads every row and tests the term there, so an
@@ -131,6 +80,9 @@ TEST_P(TableVtabTest, TermsOfAnotherCollationOnNumbersNarrowNothing) {
   EXPECT_THAT(plan("SELECT v FROM r WHERE rowid > 5 COLLATE NOCASE"), HasSubstr("range"));
 }
 
+// NOCASE and RTRIM columns outside the key and indexes are compared,
+// sorted, grouped and made distinct by SQLite itself, as in the native
+// reference with the same declaration.
 TEST_P(TableVtabTest, CollatedValueColumnsBehaveAsNative) {
   ASSERT_NO_FATAL_FAILURE(create_with_native(
       "c", "id INTEGER, name TEXT COLLATE NOCASE, tag ANY COLLATE RTRIM, PRIMARY KEY(id)", "", "",
@@ -243,40 +195,6 @@ TEST_P(TableVtabTest, KeysDeclaredDescendingAreVisitedInTheReferencesOrder) {
   EXPECT_THAT(plan("SELECT a FROM dk WHERE a > 1"), HasSubstr("reverse"));
   EXPECT_THAT(plan("SELECT a FROM dk ORDER BY a"), Not(HasSubstr("reverse")));
   EXPECT_THAT(plan("SELECT a FROM dk ORDER BY a DESC"), HasSubstr("reverse"));
-}
-
-// SQLite opens no statement savepoint for a virtual table's UPDATE … FROM,
-// so the table marks the statement itself: failing under ABORT inside a
-// transaction, it undoes its earlier rows as the native table does; OR FAIL
-// keeps them; and the statements around it are left alone.
-TEST_P(TableVtabTest, AFailingUpdateFromUndoesItsEarlierRows) {
-  ASSERT_NO_FATAL_FAILURE(create_with_native("uf", "a INTEGER, b TEXT, c ANY, PRIMARY KEY(a)", ", INDEX uf_b(b)",
-                                             "CREATE INDEX n_b ON n(b); CREATE TABLE j(x TEXT);"
-                                             "INSERT INTO j VALUES ('c');",
-                                             " VALUES (1, 'c', 'p'), (3, 'c', 'q'), (4, 'z', 'r')"));
-  for (const char* table : {"n", "uf"}) {
-    SCOPED_TRACE(table);
-    ASSERT_TRUE(db_.exec(on("BEGIN; INSERT INTO @T VALUES (10, 'y', 0); UPDATE @T SET c = 'r2' WHERE a = 4", table)));
-    EXPECT_EQ(db_.error_code(on("UPDATE @T SET a = a + 1 FROM j WHERE j.x = @T.b", table)),
-              SQLITE_CONSTRAINT_PRIMARYKEY);
-    EXPECT_EQ(db_.error_code(on("UPDATE @T SET a = a + 1, c = 'x' FROM (SELECT 1) WHERE @T.b = 'c'", table)),
-              SQLITE_CONSTRAINT_PRIMARYKEY);
-    ASSERT_TRUE(db_.exec(on("UPDATE @T SET c = 'ok' FROM j WHERE j.x = @T.b AND @T.a = 3", table)));
-    // After a failing statement SQLite undid itself, and inside a SAVEPOINT.
-    EXPECT_EQ(db_.error_code(on("INSERT INTO @T VALUES (20, 'w', 1), (4, 'w', 2)", table)),
-              SQLITE_CONSTRAINT_PRIMARYKEY);
-    ASSERT_TRUE(db_.exec("SAVEPOINT s"));
-    EXPECT_EQ(db_.error_code(on("UPDATE @T SET a = a + 1, c = 'y' FROM j WHERE j.x = @T.b", table)),
-              SQLITE_CONSTRAINT_PRIMARYKEY);
-    ASSERT_TRUE(db_.exec("RELEASE s"));
-    EXPECT_EQ(db_.error_code(on("UPDATE OR FAIL @T SET a = a + 1 FROM j WHERE j.x = @T.b", table)),
-              SQLITE_CONSTRAINT_PRIMARYKEY);
-    ASSERT_TRUE(db_.exec("COMMIT"));
-  }
-  EXPECT_EQ(db_.rows("SELECT * FROM uf ORDER BY a"), db_.rows("SELECT * FROM n ORDER BY a"));
-  EXPECT_EQ(db_.rows("SELECT * FROM uf ORDER BY a"),
-            (Rows{{"2", "c", "p"}, {"3", "c", "ok"}, {"4", "z", "r2"}, {"10", "y", "0"}}));
-  EXPECT_EQ(db_.value("SELECT tuplekv_check('uf')"), "ok");
 }
 
 // Writes read TEXT as stored in a UTF-8 database (no terminator added) and
@@ -659,29 +577,6 @@ TEST_P(TableVtabTest, NegativeZeroInAnyColumnsIsKeptAndEqualsZero) {
   EXPECT_EQ(db_.value("SELECT tuplekv_check('z')"), "ok");
 }
 
-// Once the largest rowid is taken, SQLite draws random unused positive ones
-// (up to 2^62) rather than failing; so does a table without a PRIMARY KEY.
-TEST_P(TableVtabTest, ImplicitKeysAfterTheLargestRowidAreRandomAsInSqlite) {
-  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE r USING tuplekv_table(v TEXT" + store_option() +
-                       "); CREATE TABLE n(v TEXT) STRICT;"
-                       "INSERT INTO r(rowid, v) VALUES (9223372036854775807, 'max');"
-                       "INSERT INTO n(rowid, v) VALUES (9223372036854775807, 'max')"));
-  for (int i = 0; i < 20; ++i) {
-    ASSERT_TRUE(db_.exec("INSERT INTO n(v) VALUES ('x" + std::to_string(i) + "');"
-                         "INSERT INTO r(v) VALUES ('x" + std::to_string(i) + "')"));
-  }
-  const std::string shape =
-      "SELECT count(*), count(DISTINCT rowid), sum(rowid BETWEEN 1 AND 4611686018427387904), "
-      "sum(rowid = 9223372036854775807) FROM @T";
-  EXPECT_EQ(db_.rows(on(shape, "r")), (Rows{{"21", "21", "20", "1"}}));
-  expect_as_native(shape, "r");
-  EXPECT_EQ(db_.value("SELECT rowid = last_insert_rowid() FROM r WHERE v = 'x19'"), "1");
-  EXPECT_EQ(db_.value("SELECT tuplekv_check('r')"), "ok");
-}
-
-// SQLite makes a new rowid an integer before it checks any constraint: a
-// value that is none, NULL included, is a datatype mismatch, which no
-// conflict clause skips and which leaves the transaction open.
 // A rowid seek takes a REAL as the integer it equals, but keeps -2^63 a
 // REAL (SQLite's ticket #3922), so `rowid = -9.223372036854775808e18` finds
 // no row natively, while a range or a scan that compares does.
@@ -703,25 +598,6 @@ TEST_P(TableVtabTest, ARowidSeekByTheRealMinus2To63FindsNothingAsInSqlite) {
   EXPECT_EQ(db_.rows("SELECT c FROM m WHERE +rowid = -9.223372036854775808e18"), (Rows{{"1"}}));
 }
 
-TEST_P(TableVtabTest, ARowidSetToNullIsADatatypeMismatchAsInSqlite) {
-  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE r USING tuplekv_table(x INT NOT NULL" + store_option() +
-                       "); CREATE TABLE n(x INT NOT NULL) STRICT;"
-                       "INSERT INTO r VALUES (1), (2), (3); INSERT INTO n VALUES (1), (2), (3)"));
-  for (const char* tmpl : {"UPDATE @T SET rowid = NULL WHERE x = 1", "UPDATE OR IGNORE @T SET rowid = NULL",
-                           "UPDATE OR REPLACE @T SET rowid = NULL, x = NULL WHERE x = 2",
-                           "UPDATE @T SET rowid = 'abc', x = NULL WHERE x = 3"}) {
-    SCOPED_TRACE(tmpl);
-    EXPECT_EQ(db_.error(on(tmpl, "n")), "datatype mismatch");
-    EXPECT_EQ(db_.error(on(tmpl, "r")), "datatype mismatch");
-    EXPECT_EQ(db_.error_code(on(tmpl, "r")), SQLITE_MISMATCH);
-  }
-  ASSERT_TRUE(db_.exec("BEGIN"));
-  EXPECT_EQ(db_.error("UPDATE OR ROLLBACK r SET rowid = NULL WHERE x = 3"), "datatype mismatch");
-  EXPECT_TRUE(db_.exec("ROLLBACK"));  // still open
-  expect_as_native("SELECT rowid, x FROM @T ORDER BY rowid", "r");
-  EXPECT_EQ(db_.value("SELECT tuplekv_check('r')"), "ok");
-}
-
 // A DEFAULT written as an identifier is the string it spells, as SQLite
 // reads it; a key column named twice is one key column.
 TEST_P(TableVtabTest, DeclarationsSqliteAcceptsWorkAsNatively) {
@@ -734,25 +610,6 @@ TEST_P(TableVtabTest, DeclarationsSqliteAcceptsWorkAsNatively) {
   EXPECT_EQ(db_.error("INSERT INTO n(k) VALUES (1)"), "UNIQUE constraint failed: n.k");
   EXPECT_EQ(db_.error("INSERT INTO d(k) VALUES (1)"), "UNIQUE constraint failed: d.k");
   EXPECT_EQ(db_.value("SELECT tuplekv_check('d')"), "ok");
-}
-
-// OR REPLACE puts a NOT NULL column's DEFAULT in place of a NULL; SQLite
-// fails on a DEFAULT that is NULL only after it has checked every column
-// without one, so the message names the first of those.
-TEST_P(TableVtabTest, NotNullUnderOrReplaceNamesTheColumnSqliteNames) {
-  create_with_native("nn", "a INTEGER NOT NULL DEFAULT NULL, k INTEGER DEFAULT NULL, d ANY, b TEXT NOT NULL DEFAULT 'b', "
-                     "c INTEGER NOT NULL, PRIMARY KEY(k, d)",
-                     "", "", "(a, k, d, c) VALUES (1, 1, 1, 1)");
-  for (const char* sql : {"REPLACE INTO @T(c) VALUES (NULL)", "REPLACE INTO @T(c) VALUES (7)",
-                          "REPLACE INTO @T(d, c) VALUES (2, 7)", "REPLACE INTO @T(k, d, c) VALUES (2, 2, 7)",
-                          "INSERT INTO @T(c) VALUES (7)", "INSERT OR REPLACE INTO @T(a, k, d) VALUES (5, 2, 2)",
-                          "UPDATE OR REPLACE @T SET a = NULL, c = NULL", "UPDATE OR REPLACE @T SET a = NULL, k = NULL"}) {
-    SCOPED_TRACE(sql);
-    const std::string native = db_.error(on(sql, "n"));
-    ASSERT_THAT(native, HasSubstr("NOT NULL constraint failed: n."));
-    EXPECT_EQ(db_.error(on(sql, "nn")), "NOT NULL constraint failed: nn." + native.substr(native.rfind('.') + 1));
-  }
-  expect_as_native("SELECT a, k, d, b, c FROM @T ORDER BY k", "nn");
 }
 
 // CAST(… AS INTEGER) or AS REAL gives a constant numeric affinity, which
@@ -935,38 +792,6 @@ TEST_P(TableVtabTest, AScanReadingFewColumnsDecodesRowsOnlyAsFarAsThem) {
   }
 }
 
-// A rowid table checks a new or moved rowid for a conflict before the
-// column types (when no CHECK is tested first): where both are wrong, the
-// conflict is what SQLite reports, and OR IGNORE skips the row.
-TEST_P(TableVtabTest, ARowidConflictComesBeforeATypeError) {
-  // (Rowid 0 too: an INSERT that leaves the rowid to the table must not
-  // take its unassigned 0 for a conflict.)
-  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE rt USING tuplekv_table(a TEXT, b BLOB" + store_option() +
-                       "); CREATE TABLE rn(a TEXT, b BLOB) STRICT;"
-                       "INSERT INTO rt(rowid, a, b) VALUES (0, 'z', x''), (4, 'a', x'00'), (5, 'b', x'01');"
-                       "INSERT INTO rn(rowid, a, b) VALUES (0, 'z', x''), (4, 'a', x'00'), (5, 'b', x'01');"));
-  for (const char* tmpl : {"INSERT INTO @T(rowid, a, b) VALUES (4, 'c', 'B')",
-                           "INSERT OR FAIL INTO @T(rowid, a, b) VALUES (4, 'c', 'B')",
-                           "UPDATE @T SET rowid = 4, b = 'B' WHERE rowid = 5",
-                           "INSERT INTO @T(rowid, a, b) VALUES (6, 'c', 'B')",
-                           "INSERT INTO @T(a, b) VALUES ('c', 'B')",
-                           "INSERT OR IGNORE INTO @T(a, b) VALUES ('c', 'B')",
-                           "UPDATE @T SET b = 'B' WHERE rowid = 5"}) {
-    std::string native = db_.error(on(tmpl, "rn"));
-    native.replace(native.find("rn."), 3, "rt.");
-    EXPECT_EQ(db_.error(on(tmpl, "rt")), native) << tmpl;
-  }
-  EXPECT_EQ(db_.error("INSERT INTO rt(rowid, a, b) VALUES (4, 'c', 'B')"), "UNIQUE constraint failed: rt.rowid");
-  for (const char* tmpl : {"INSERT OR IGNORE INTO @T(rowid, a, b) VALUES (4, 'c', 'B')",
-                           "UPDATE OR IGNORE @T SET rowid = 4, b = 'B' WHERE rowid = 5"}) {
-    ASSERT_TRUE(db_.exec(on(tmpl, "rt"))) << tmpl;
-    ASSERT_TRUE(db_.exec(on(tmpl, "rn"))) << tmpl;
-  }
-  EXPECT_EQ(db_.rows("SELECT rowid, a, hex(b) FROM rt ORDER BY rowid"),
-            db_.rows("SELECT rowid, a, hex(b) FROM rn ORDER BY rowid"));
-  EXPECT_EQ(db_.value("SELECT tuplekv_check('rt')"), "ok");
-}
-
 TEST_P(TableVtabTest, WhatSqliteRefusesVirtualTablesComesThroughAndChangesNothing) {
   const Rows before = db_.rows("SELECT * FROM users ORDER BY user_id");
   EXPECT_EQ(db_.error("UPDATE users SET name = 'x' WHERE user_id = 1 RETURNING name"),
@@ -995,85 +820,6 @@ TEST_P(TableVtabTest, WhatSqliteRefusesVirtualTablesComesThroughAndChangesNothin
             (Rows{{"9", "dup"}, {"10", "jo"}}));
   EXPECT_EQ(db_.value("SELECT changes()"), "1");
   EXPECT_EQ(db_.value("SELECT name FROM users WHERE user_id = 9"), "ida");
-}
-
-TEST_P(TableVtabTest, ConflictClauses) {
-  ASSERT_TRUE(db_.exec("INSERT OR IGNORE INTO users VALUES (1, 'x', 'x'), (5, 'eve', 'eu')"));
-  EXPECT_EQ(db_.value("SELECT name FROM users WHERE user_id = 1"), "ann");
-  ASSERT_TRUE(db_.exec("INSERT OR REPLACE INTO users VALUES (1, 'ann2', 'us')"));
-  EXPECT_EQ(db_.rows("SELECT user_id FROM users WHERE region = 'us'"), (Rows{{"1"}, {"2"}}));
-  // ABORT undoes the rows the statement wrote before failing...
-  EXPECT_EQ(db_.error_code("INSERT INTO users VALUES (6, 'f', 'eu'), (2, 'dup', 'eu')"),
-            SQLITE_CONSTRAINT_PRIMARYKEY);
-  EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE user_id = 6"), "0");
-  // ...FAIL keeps them...
-  EXPECT_EQ(db_.error_code("INSERT OR FAIL INTO users VALUES (6, 'f', 'eu'), (2, 'dup', 'eu')"),
-            SQLITE_CONSTRAINT_PRIMARYKEY);
-  EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE user_id = 6"), "1");
-  // ...and ROLLBACK ends the transaction.
-  ASSERT_TRUE(db_.exec("BEGIN; INSERT INTO users VALUES (7, 'g', 'eu')"));
-  EXPECT_EQ(db_.error_code("INSERT OR ROLLBACK INTO users VALUES (2, 'dup', 'eu')"),
-            SQLITE_CONSTRAINT_PRIMARYKEY);
-  EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE user_id = 7"), "0");
-  EXPECT_EQ(db_.value("SELECT tuplekv_check('users')"), "ok");
-}
-
-TEST_P(TableVtabTest, DuplicateInsertsLeaveNoIndexEntryBehind) {
-  // The SQLite store writes a row and its entries in one statement that
-  // skips what is present, so a duplicate key's entries must be taken back.
-  for (const char* sql : {"INSERT INTO users VALUES (2, 'dup', 'mars')",
-                          "INSERT INTO users VALUES (2, 'bob', 'us')",
-                          "INSERT INTO users VALUES (2, 'bob', 'eu')"}) {
-    EXPECT_EQ(db_.error_code(sql), SQLITE_CONSTRAINT_PRIMARYKEY) << sql;
-  }
-  ASSERT_TRUE(db_.exec("INSERT OR IGNORE INTO users VALUES (3, 'x', 'mars'), (9, 'ida', 'mars')"));
-  EXPECT_EQ(db_.rows("SELECT user_id, name FROM users WHERE region = 'mars'"), (Rows{{"9", "ida"}}));
-  EXPECT_EQ(db_.rows("SELECT user_id FROM users WHERE region = 'eu'"), (Rows{{"1"}, {"3"}}));
-  EXPECT_EQ(db_.value("SELECT tuplekv_check('users')"), "ok");
-}
-
-TEST_P(TableVtabTest, KeyMovesCarryTheirIndexEntries) {
-  ASSERT_TRUE(db_.exec("UPDATE users SET user_id = 40, region = 'us' WHERE user_id = 4"));
-  EXPECT_EQ(db_.rows("SELECT user_id, name FROM users WHERE region = 'us'"),
-            (Rows{{"2", "bob"}, {"40", "di"}}));
-  EXPECT_EQ(db_.value("SELECT count(*) FROM users WHERE region = 'asia'"), "0");
-  EXPECT_EQ(db_.error("UPDATE users SET user_id = 1 WHERE user_id = 2"),
-            "UNIQUE constraint failed: users.user_id");
-  ASSERT_TRUE(db_.exec("UPDATE OR REPLACE users SET user_id = 1 WHERE user_id = 2"));
-  EXPECT_EQ(db_.rows("SELECT user_id, name, region FROM users ORDER BY user_id"),
-            (Rows{{"1", "bob", "us"}, {"3", "cy", "eu"}, {"40", "di", "us"}}));
-  EXPECT_EQ(db_.value("SELECT tuplekv_check('users')"), "ok");
-}
-
-// README, "What SQLite does not tell a virtual table": SQLite collects an
-// UPDATE's rows first and counts every one it hands over, so a row that an
-// earlier row of the statement replaced away is counted, though it stays
-// deleted as in the native table (which skips it: changes() is 2 there).
-TEST_P(TableVtabTest, UpdateOrReplaceCountsARowItReplacedAway) {
-  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE u USING tuplekv_table(a INTEGER, b INTEGER, PRIMARY KEY(a), UNIQUE(b)" +
-                       store_option() + "); INSERT INTO u VALUES (1, 10), (2, 20), (3, 0)"));
-  ASSERT_TRUE(db_.exec("UPDATE OR REPLACE u SET b = 0"));
-  EXPECT_EQ(db_.value("SELECT changes()"), "3");
-  EXPECT_EQ(db_.rows("SELECT a, b FROM u"), (Rows{{"2", "0"}}));
-  EXPECT_EQ(db_.value("SELECT tuplekv_check('u')"), "ok");
-}
-
-// A row replaced away stays deleted even when another row of the same
-// statement has moved to its key since: the values SQLite computed from
-// the row it read are not put on the row that is there now (which would
-// make a row of both: 3, 21, 'x'). The native table computes them again
-// from that row (3, 12, 'x'), which a virtual table cannot: README,
-// "Known difference".
-TEST_P(TableVtabTest, UpdateOrReplaceLeavesARowReplacedAwayUnderAnotherRow) {
-  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE m USING tuplekv_table(a INTEGER PRIMARY KEY, b INTEGER, c TEXT" +
-                       store_option() + "); INSERT INTO m VALUES (1, 10, 'x'), (2, 20, 'y')"));
-  ASSERT_TRUE(db_.exec("UPDATE OR REPLACE m SET a = a + 1, b = b + 1"));
-  EXPECT_EQ(db_.value("SELECT changes()"), "2");
-  EXPECT_EQ(db_.rows("SELECT a, b, c FROM m"), (Rows{{"2", "11", "x"}}));
-  EXPECT_EQ(db_.value("SELECT tuplekv_check('m')"), "ok");
-  // The next statement updates the row at that key as usual.
-  ASSERT_TRUE(db_.exec("UPDATE m SET b = 0 WHERE a = 2"));
-  EXPECT_EQ(db_.rows("SELECT a, b, c FROM m"), (Rows{{"2", "0", "x"}}));
 }
 
 TEST_P(TableVtabTest, RollbacksKeepIndexesInStep) {
@@ -1262,36 +1008,6 @@ TEST_P(TableVtabTest, UpdatesThroughAnIndexApplyRowsInKeyOrder) {
   ASSERT_TRUE(db_.exec("INSERT INTO ku_kv VALUES (CAST(tuple_pack('ku_grp', 'b') || x'15' AS BLOB), x'')"));
   EXPECT_EQ(db_.error("UPDATE ku SET v = 'x' WHERE grp = 'b'"),
             "tuplekv_table: corrupt store of ku: table: an index entry with the wrong number of key elements");
-}
-
-// UNIQUE as in a native table: NULLs are distinct, 2 and 2.0 are one ANY
-// value, each conflict clause, and a row's own entries are no conflict.
-TEST_P(TableVtabTest, UniqueConstraints) {
-  const std::string store = store_option();
-  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE u USING tuplekv_table(id INTEGER PRIMARY KEY, "
-                       "email VARCHAR(30) UNIQUE, a ANY, b ANY, UNIQUE(a, b)" + store + ");"
-                       "INSERT INTO u VALUES (1, 'x', 1, 1), (2, NULL, 2, NULL), (3, NULL, 2, NULL)"));
-  EXPECT_EQ(db_.error("INSERT INTO u VALUES (4, 'x', 9, 9)"), "UNIQUE constraint failed: u.email");
-  EXPECT_EQ(db_.error_code("INSERT INTO u VALUES (4, 'x', 9, 9)"), SQLITE_CONSTRAINT_UNIQUE);
-  EXPECT_EQ(db_.error("INSERT INTO u VALUES (4, 'y', 1.0, 1)"), "UNIQUE constraint failed: u.a, u.b");
-  // A failing row in a multi-row statement undoes the rows before it.
-  EXPECT_EQ(db_.error("INSERT INTO u VALUES (5, 'z', 5, 5), (6, 'z', 6, 6)"),
-            "UNIQUE constraint failed: u.email");
-  ASSERT_TRUE(db_.exec("INSERT OR IGNORE INTO u VALUES (7, 'x', 7, 7), (8, 'w', 8, 8)"));
-  ASSERT_TRUE(db_.exec("UPDATE u SET email = 'x', a = 1 WHERE id = 1"));  // its own values
-  ASSERT_TRUE(db_.exec("INSERT OR REPLACE INTO u VALUES (9, 'x', 2, NULL)"));
-  EXPECT_EQ(db_.rows("SELECT id, quote(email), a, quote(b) FROM u ORDER BY id"),
-            (Rows{{"2", "NULL", "2", "NULL"}, {"3", "NULL", "2", "NULL"}, {"8", "'w'", "8", "8"},
-                  {"9", "'x'", "2", "NULL"}}));
-  EXPECT_EQ(db_.error("UPDATE u SET email = 'w' WHERE id = 9"), "UNIQUE constraint failed: u.email");
-  EXPECT_EQ(db_.rows("SELECT id FROM u WHERE email = 'w'"), (Rows{{"8"}}));
-  EXPECT_NE(plan("SELECT id FROM u WHERE email = 'w'").find("index u_autoindex_1"), std::string::npos)
-      << plan("SELECT id FROM u WHERE email = 'w'");
-  EXPECT_EQ(db_.value("SELECT tuplekv_check('u')"), "ok");
-  ASSERT_TRUE(db_.exec("ALTER TABLE u RENAME TO v"));
-  EXPECT_EQ(db_.rows("SELECT id FROM v WHERE email = 'x'"), (Rows{{"9"}}));
-  EXPECT_EQ(db_.value("SELECT tuplekv_check('v')"), "ok");
-  EXPECT_EQ(db_.error("INSERT INTO v VALUES (10, 'x', 0, 0)"), "UNIQUE constraint failed: v.email");
 }
 
 TEST_P(TableVtabTest, ConstraintsEqualToTheKeyOrEachOtherFailAsNative) {
