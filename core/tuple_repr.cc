@@ -7,7 +7,8 @@
 //   int (any width)     decimal: 42, -18446744073709551616
 //   bytes               b'\x00\xffab' (printable ASCII as is, \t \n \r \\ \'
 //                       escaped, everything else \xNN)
-//   string              'text' (code points as is; control characters,
+//   string              'text' (code points as is; \t \n \r \\ and the quote
+//                       escaped as in bytes; other control characters,
 //                       including U+0080..U+009F, as \xNN; bytes that are not
 //                       UTF-8 as \xNN). Like Python, double quotes are used
 //                       when the text contains ' but no ".

@@ -1,7 +1,8 @@
 // The fixture the tests of tuplekv_table through SQLite share
-// (table_vtab_test.cc, table_planning_test.cc): a connection holding the
-// guide's `users` table, over the store the test's parameter names, and
-// ways to compare a statement's rows and plan with a native reference's.
+// (table_vtab_test.cc, table_write_test.cc, table_planning_test.cc): a
+// connection holding the guide's `users` table, over the store the test's
+// parameter names, and ways to compare a statement's rows and plan with a
+// native reference's.
 #ifndef TUPLEKV_TESTS_EXT_TABLE_VTAB_FIXTURE_H_
 #define TUPLEKV_TESTS_EXT_TABLE_VTAB_FIXTURE_H_
 
