@@ -9,9 +9,10 @@
 //          rows HIDDEN (the pointer).
 // Only sqlite3_bind_pointer can produce the argument, so SQL cannot point
 // the table at memory of its own: any other argument, or none, gives no
-// rows. The table is eponymous-only and DIRECTONLY (no trigger or view
-// can use it). Its values point into the caller's entries, which must
-// outlive the statement's run.
+// rows. The table is eponymous-only and DIRECTONLY (no trigger or view in
+// a database's schema can use it; a TEMP one can, and gets no rows, as it
+// cannot bind the pointer). Its values point into the caller's entries,
+// which must outlive the statement's run.
 //
 // Rows without entries (a null `entries`, `count` of them, every column
 // NULL) serve set_changes(): deleting them deletes nothing, but SQLite

@@ -32,9 +32,10 @@
 // registries: a connection should get tuplekv from one of them only.
 //
 // tuplekv_stats(name [, 'reset']) returns the counters of one table as JSON,
-// {"scans":S,"ranges":R,"rows":N,"writes":W}: xFilter calls, key ranges or
-// point lookups started, pairs read from the store, and pairs written or
-// deleted. With 'reset' it returns them and then sets them to zero. `name`
+// {"scans":S,"ranges":R,"rows":N,"writes":W,"range_clears":C}: xFilter
+// calls, key ranges or point lookups started, pairs read from the store,
+// pairs written or deleted, and DELETEs of whole ranges done as one
+// clear_range. With 'reset' it returns them and then sets them to zero. `name`
 // is `table` or `schema.table` (unqualified: temp, then main, then any
 // attached schema). Counters are per connection and start at zero when the
 // table is first opened on it. It is meant for tests and for checking that
