@@ -14,7 +14,12 @@ namespace tuplekv {
 // REQUIRES: `from` and `to` are packed tuples (subspace prefixes) that
 // differ and are not all 0xFF. Tuple encodings are prefix-free, so the two
 // ranges are disjoint and the scan never meets a key it wrote.
-Status move_prefix(OrderedStore* store, BytesView from, BytesView to);
+//
+// `max_key` (0: none) bounds a moved key's size, prefix included: a move
+// to a longer prefix that would take a key past it stops with kTooBig,
+// whose message gives that key's new size, and leaves the keys it had
+// already moved for the caller's transaction to undo.
+Status move_prefix(OrderedStore* store, BytesView from, BytesView to, size_t max_key = 0);
 
 }  // namespace tuplekv
 

@@ -162,7 +162,12 @@ Status KvTable::rename(const std::string& to) {
 }
 
 Status KvTable::move_keys(const Bytes& to) {
-  TUPLEKV_RETURN_IF_ERROR(move_prefix(store.get(), prefix, to));
+  const Status moved = move_prefix(store.get(), prefix, to, options.fdb_limits ? kFdbMaxKey : 0);
+  if (moved.code() == StatusCode::kTooBig) {
+    return Status::TooBig("tuplekv_kv: cannot rename to " + name + ": " + moved.message() +
+                          "; fdb_limits=1 allows 10000");
+  }
+  TUPLEKV_RETURN_IF_ERROR(moved);
   prefix = to;
   table_end = *strinc(prefix);
   return Status::OK();

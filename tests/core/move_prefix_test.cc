@@ -66,6 +66,27 @@ TEST(MovePrefix, RollsBackWithTheTransaction) {
   EXPECT_EQ(everything(&store), (std::vector<std::pair<Bytes, Bytes>>{{from + "\x15\x01", "x"}}));
 }
 
+// A key the longer prefix would take past max_key stops the move; the
+// caller's transaction undoes what was moved. A key exactly at the bound
+// moves.
+TEST(MovePrefix, AKeyPastMaxKeyUnderTheNewPrefixIsTooBig) {
+  MemoryStore store;
+  const Bytes from = prefix_of("t"), to = prefix_of("tt");  // 3 and 4 bytes
+  ASSERT_TRUE(store.set(from + "\x01" + std::string(15, 'x'), "a").ok());  // 19 bytes, 20 moved
+  ASSERT_TRUE(store.set(from + "\x02" + std::string(16, 'x'), "b").ok());  // 20 bytes, 21 moved
+  const auto before = everything(&store);
+  ASSERT_TRUE(store.begin().ok());
+  const Status s = move_prefix(&store, from, to, 20);
+  EXPECT_EQ(s.code(), StatusCode::kTooBig);
+  EXPECT_EQ(s.message(), "a key would be 21 bytes with the new prefix");
+  ASSERT_TRUE(store.rollback().ok());
+  EXPECT_EQ(everything(&store), before);
+  // 0 is no bound; a moved key at the bound is fine.
+  ASSERT_TRUE(move_prefix(&store, from, to, 0).ok());
+  ASSERT_TRUE(move_prefix(&store, to, from, 20).ok());
+  EXPECT_EQ(everything(&store), before);
+}
+
 TEST(MovePrefix, EmptyRangeIsANoOp) {
   MemoryStore store;
   ASSERT_TRUE(store.set(prefix_of("other"), "v").ok());

@@ -421,6 +421,28 @@ TEST_P(KvTableTest, FdbLimitsCountThePrefixTheKeysAreStoredUnder) {
   EXPECT_EQ(db.rows("SELECT length(key) FROM ffff"), (Rows{{std::to_string(largest)}}));
 }
 
+// A rename that moves the keys under a longer prefix would take the
+// largest past the limit: it is refused, and the table stays as it was.
+// A memory store keeps its keys where they are, so nothing grows.
+TEST_P(KvTableTest, ARenameThatWouldTakeAKeyPastTheLimitIsRefused) {
+  ASSERT_TRUE(db.exec(create_sql("f", store(), "fdb_limits=1") +
+                      "; INSERT INTO f VALUES (x'01', x''), (zeroblob(9997), x'aa')"));
+  const Rows before = db.rows("SELECT hex(key), length(key) FROM f ORDER BY key");
+  if (memory()) {
+    ASSERT_TRUE(db.exec("ALTER TABLE f RENAME TO ffff"));
+    EXPECT_EQ(db.rows("SELECT hex(key), length(key) FROM ffff ORDER BY key"), before);
+    return;
+  }
+  EXPECT_EQ(db.error("ALTER TABLE f RENAME TO ffff"),
+            "tuplekv_kv: cannot rename to ffff: a key would be 10003 bytes with the new prefix; "
+            "fdb_limits=1 allows 10000");
+  EXPECT_EQ(db.rows("SELECT hex(key), length(key) FROM f ORDER BY key"), before);
+  EXPECT_EQ(db.rows("SELECT length(k) FROM f_kv ORDER BY k"), (Rows{{"10000"}, {"4"}}));
+  // The same length of name moves it.
+  ASSERT_TRUE(db.exec("ALTER TABLE f RENAME TO g"));
+  EXPECT_EQ(db.rows("SELECT hex(key), length(key) FROM g ORDER BY key"), before);
+}
+
 // ---------------------------------------------------------------------------
 // Rename and drop
 
