@@ -81,7 +81,8 @@ struct PairDiff {
   std::string value() {
     static const char* kValues[] = {"0",    "1",    "2",    "-1",   "3",      "2.0",  "1.0",
                                     "2.5",  "-0.5", "0.0",  "'a'",  "'b'",    "'ab'", "'A'",
-                                    "'2'",  "'aa'", "x'61'", "x'00'", "x''",  "''",   "1e300"};
+                                    "'2'",  "'aa'", "x'61'", "x'00'", "x''",  "''",   "1e300",
+                                    "'a '", "'B'"};
     return kValues[pick(sizeof(kValues) / sizeof(kValues[0]))];
   }
   std::string key_value() { return pick(40) == 0 ? "NULL" : value(); }
@@ -91,21 +92,33 @@ struct PairDiff {
     return s + ")";
   }
   std::string col() { return pick(2) == 0 ? a : b; }
+  // A right-hand side, now and then under a collation the keys' bytes do
+  // not follow.
+  std::string compared_value() {
+    switch (pick(10)) {
+      case 0:
+        return value() + " COLLATE NOCASE";
+      case 1:
+        return value() + " COLLATE RTRIM";
+      default:
+        return value();
+    }
+  }
 
   std::string predicate() {
     const std::string c = pick(4) == 0 && !v.empty() ? v : col();
     switch (pick(9)) {
       case 0:
       case 1:
-        return c + " = " + value();
+        return c + " = " + compared_value();
       case 2:
-        return c + " IN " + list();
+        return pick(8) == 0 ? c + " COLLATE NOCASE IN " + list() : c + " IN " + list();
       case 3:
-        return c + (pick(2) ? " > " : " <= ") + value();
+        return c + (pick(2) ? " > " : " <= ") + compared_value();
       case 4:
-        return c + (pick(2) ? " >= " : " < ") + value();
+        return c + (pick(2) ? " >= " : " < ") + compared_value();
       case 5:
-        return c + " BETWEEN " + value() + " AND " + value();
+        return c + " BETWEEN " + compared_value() + " AND " + value();
       case 6: {
         static const char* kPatterns[] = {"'a%'", "'A%'", "'%b'", "'2%'", "'_'", "'ab%'"};
         return c + (pick(3) ? " LIKE " : " GLOB ") + kPatterns[pick(6)];
