@@ -7,6 +7,7 @@
 #include "core/model/sql_any.h"
 #include "core/subspace.h"
 #include "core/tuple.h"
+#include "ext/index_planner.h"
 #include "ext/module_args.h"
 #include "ext/values.h"
 
@@ -116,6 +117,8 @@ int plan_equalities(sqlite3_index_info* info, const int* columns, const int* bit
     for (int i = 0; i < info->nConstraint; ++i) {
       const auto& c = info->aConstraint[i];
       if (!c.usable || c.iColumn != columns[k] || c.op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+      // id and path keys are exact bytes; a query parameter is a value.
+      if ((bits[k] & parameter_bits) == 0 && !compares_binary(info, i)) continue;
       info->aConstraintUsage[i].argvIndex = ++argv;
       // SQLite re-checks id (2 = 2.0 and the like); a path is exact.
       info->aConstraintUsage[i].omit = bits[k] == id_bit ? 0 : 1;
