@@ -265,7 +265,12 @@ struct DocsTable : sqlite3_vtab {
     if (moves_keys) {
       Bytes to_prefix;
       TUPLEKV_RETURN_IF_ERROR(subspace_prefix(kDocsModule, to, &to_prefix));
-      TUPLEKV_RETURN_IF_ERROR(move_prefix(store(), prefix, to_prefix));
+      const Status moved = move_prefix(store(), prefix, to_prefix, options.fdb_limits ? kFdbMaxKey : 0);
+      if (moved.code() == StatusCode::kTooBig) {
+        return Status::TooBig(std::string(kDocsModule) + ": cannot rename to " + name + ": " +
+                              moved.message() + "; fdb_limits=1 allows 10000");
+      }
+      TUPLEKV_RETURN_IF_ERROR(moved);
       prefix = to_prefix;
       options.keyspace.subspace = to;
       docs->set_prefix(prefix);
