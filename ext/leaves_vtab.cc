@@ -49,12 +49,15 @@ using model::Docs;
 using model::DocsMode;
 using model::JsonPath;
 
-// The docs table's module arguments, from its CREATE VIRTUAL TABLE text.
+// The docs table's module arguments, from its CREATE VIRTUAL TABLE text,
+// and its name as the schema spells it (the default subspace).
 Status docs_definition(sqlite3* db, const std::string& schema, const std::string& docs_name,
-                       std::vector<std::string>* args) {
+                       std::string* spelled, std::vector<std::string>* args) {
   const std::string module = kLeavesModule;
-  char* sql = sqlite3_mprintf("SELECT sql FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1",
-                              schema.c_str());
+  // Names are matched as SQLite matches them: ASCII letters in any case.
+  char* sql = sqlite3_mprintf(
+      "SELECT sql, name FROM \"%w\".sqlite_schema WHERE type = 'table' AND name = ?1 COLLATE NOCASE",
+      schema.c_str());
   if (sql == nullptr) return Status::NoMemory();
   sqlite3_stmt* stmt = nullptr;
   int rc = sqlite3_prepare_v2(db, sql, -1, &stmt, nullptr);
@@ -66,8 +69,9 @@ Status docs_definition(sqlite3* db, const std::string& schema, const std::string
   sqlite3_bind_text(stmt, 1, docs_name.c_str(), -1, SQLITE_TRANSIENT);
   std::string text;
   rc = sqlite3_step(stmt);
-  if (rc == SQLITE_ROW && sqlite3_column_text(stmt, 0) != nullptr) {
+  if (rc == SQLITE_ROW && sqlite3_column_text(stmt, 0) != nullptr && sqlite3_column_text(stmt, 1) != nullptr) {
     text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    *spelled = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
   }
   sqlite3_finalize(stmt);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
@@ -135,22 +139,36 @@ constexpr int kIdxLeafPath = 2;    // path = ?: the one leaf at that path
 constexpr int kIdxLeafPrefix = 4;  // prefix = ?: every leaf under that path
 constexpr int kIdxLeafPrefixList = 8;  // ... given as a whole IN list
 
-struct LeavesTable : sqlite3_vtab {
-  LeavesTable() : sqlite3_vtab{} {}
-  sqlite3* db = nullptr;
-  std::shared_ptr<ConnectionRegistry> registry;
-  std::string name;
-  std::string docs_name;
+// The docs table as a leaves table last found it: its options and its
+// store. Cursors hold the one they scan, so a docs table dropped or
+// created anew in the middle of a scan does not pull it from under them.
+struct DocsView {
   DocsOptions options;
   Bytes prefix;
   OpenedStore opened;
   std::unique_ptr<Docs> docs;
+};
 
+struct LeavesTable : sqlite3_vtab {
+  LeavesTable() : sqlite3_vtab{} {}
+  sqlite3* db = nullptr;
+  std::shared_ptr<ConnectionRegistry> registry;
+  std::string schema;
+  std::string name;
+  std::string docs_name;
+  // Null when the docs table could not be found at the last try: a leaves
+  // table outlives its docs table's DROP or rename, and must still connect
+  // so that it can be dropped itself.
+  std::shared_ptr<DocsView> view;
+  uint64_t view_generation = 0;  // registry->generation() when `view` was found
+
+  // xCreate refuses a docs table it cannot read; xConnect only declares the
+  // table, and each scan finds the docs table as it is then (view_now()).
   Status open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& reg, int argc,
-              const char* const* argv) {
+              const char* const* argv, bool create) {
     db = d;
     registry = reg;
-    const std::string schema = argv[1];
+    schema = argv[1];
     name = argv[2];
     const std::string module = kLeavesModule;
     if (argc != 4) {
@@ -160,13 +178,7 @@ struct LeavesTable : sqlite3_vtab {
     const size_t b = given.find_first_not_of(" \t\r\n");
     const size_t e = given.find_last_not_of(" \t\r\n");
     docs_name = b == std::string::npos ? std::string() : dequote(given.substr(b, e - b + 1));
-    std::vector<std::string> args;
-    TUPLEKV_RETURN_IF_ERROR(docs_definition(db, schema, docs_name, &args));
-    std::vector<const char*> ptrs;
-    for (const std::string& a : args) ptrs.push_back(a.c_str());
-    TUPLEKV_RETURN_IF_ERROR(parse_docs_options(docs_name, static_cast<int>(ptrs.size()),
-                                               ptrs.data(), &options));
-    TUPLEKV_RETURN_IF_ERROR(subspace_prefix(module, options.keyspace.subspace, &prefix));
+    if (create) TUPLEKV_RETURN_IF_ERROR(find_docs());
     const int rc = sqlite3_declare_vtab(
         db,
         // Keyed by the stored key, which SQLite reads to drop the second copy
@@ -178,18 +190,51 @@ struct LeavesTable : sqlite3_vtab {
       return Status::Native(StatusCode::kInternal, rc, module + ": cannot declare the table");
     }
     sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
-    TUPLEKV_RETURN_IF_ERROR(open_store(db, registry.get(), schema, docs_name, "",
-                                       options.keyspace.memory, false, &prefix, &opened));
-    docs = std::make_unique<Docs>(opened.store.get(), prefix, options.mode);
     return Status::OK();
+  }
+
+  // The docs table as it is now. Found again after any docs table was
+  // created, dropped or renamed on this connection since the last time
+  // (another connection's schema change makes SQLite connect this table
+  // anew).
+  Result<std::shared_ptr<DocsView>> view_now() {
+    if (view == nullptr || view_generation != registry->generation()) {
+      TUPLEKV_RETURN_IF_ERROR(find_docs());
+    }
+    return view;
   }
 
   // `s` as this table reports it: damaged bytes name the store they came
   // from, as the other modules' errors do.
   Status error(const Status& s) const {
-    return s.code() == StatusCode::kCorruption ? with_store_context(s, kLeavesModule, docs_name)
-                                               : s.with_context(kLeavesModule);
+    if (s.code() == StatusCode::kCorruption) return with_store_context(s, kLeavesModule, docs_name);
+    // Finding the docs table names the module already.
+    if (std::string_view(s.message()).starts_with(std::string(kLeavesModule) + ": ")) return s;
+    return s.with_context(kLeavesModule);
   }
+
+ private:
+  Status find_docs() {
+    view = nullptr;
+    const uint64_t generation = registry->generation();
+    auto found = std::make_shared<DocsView>();
+    std::string spelled;
+    std::vector<std::string> args;
+    TUPLEKV_RETURN_IF_ERROR(docs_definition(db, schema, docs_name, &spelled, &args));
+    std::vector<const char*> ptrs;
+    for (const std::string& a : args) ptrs.push_back(a.c_str());
+    TUPLEKV_RETURN_IF_ERROR(parse_docs_options(spelled, static_cast<int>(ptrs.size()),
+                                               ptrs.data(), &found->options));
+    TUPLEKV_RETURN_IF_ERROR(subspace_prefix(kLeavesModule, found->options.keyspace.subspace, &found->prefix));
+    TUPLEKV_RETURN_IF_ERROR(open_store(db, registry.get(), schema, spelled, "",
+                                       found->options.keyspace.memory, false, &found->prefix,
+                                       &found->opened));
+    found->docs = std::make_unique<Docs>(found->opened.store.get(), found->prefix, found->options.mode);
+    view = std::move(found);
+    view_generation = generation;
+    return Status::OK();
+  }
+
 };
 
 struct LeavesCursor : sqlite3_vtab_cursor {
@@ -199,6 +244,14 @@ struct LeavesCursor : sqlite3_vtab_cursor {
   Status filter(int idx_num, int argc, sqlite3_value** argv) {
     LeavesTable* t = table();
     eof_ = true;
+    TUPLEKV_ASSIGN_OR_RETURN(std::shared_ptr<DocsView> now, t->view_now());
+    if (now != view_) {
+      // The scans belong to the old view's store.
+      cur_ = nullptr;
+      scan_.reset();
+      sub_.reset();
+      view_ = std::move(now);
+    }
     ids_.clear();
     id_pos_ = 0;
     full_ = false;
@@ -211,7 +264,7 @@ struct LeavesCursor : sqlite3_vtab_cursor {
     int arg = 0;
     if ((idx_num & kIdxLeafId) != 0) {
       sqlite3_value* v = argv[arg++];
-      if (sqlite3_value_type(v) == SQLITE_NULL || t->options.mode == DocsMode::kMerge) {
+      if (sqlite3_value_type(v) == SQLITE_NULL || view_->options.mode == DocsMode::kMerge) {
         return Status::OK();
       }
       Bytes id;
@@ -262,7 +315,7 @@ struct LeavesCursor : sqlite3_vtab_cursor {
       exact_ = bit == kIdxLeafPath;
     }
     if ((idx_num & kIdxLeafId) == 0) {
-      if (t->options.mode == DocsMode::kMerge) {
+      if (view_->options.mode == DocsMode::kMerge) {
         ids_.emplace_back();
       } else {
         full_ = true;
@@ -270,10 +323,10 @@ struct LeavesCursor : sqlite3_vtab_cursor {
     }
     eof_ = false;
     if (full_) {
-      const KeyRange all{t->prefix, *strinc(t->prefix)};
+      const KeyRange all{view_->prefix, *strinc(view_->prefix)};
       ScanOptions o;
       if (scan_ == nullptr) {
-        TUPLEKV_ASSIGN_OR_RETURN(scan_, t->opened.store->scan(all, o));
+        TUPLEKV_ASSIGN_OR_RETURN(scan_, view_->opened.store->scan(all, o));
       } else {
         TUPLEKV_RETURN_IF_ERROR(scan_->rescan(all));
       }
@@ -301,7 +354,7 @@ struct LeavesCursor : sqlite3_vtab_cursor {
     Status s;
     switch (i) {
       case kLeafId:
-        if (t->options.mode == DocsMode::kMerge) {
+        if (view_->options.mode == DocsMode::kMerge) {
           sqlite3_result_null(ctx);
         } else {
           s = result_id(ctx, doc_);
@@ -383,12 +436,11 @@ struct LeavesCursor : sqlite3_vtab_cursor {
  private:
   // Decodes the key under the cursor into the row's parts.
   Status split_row() {
-    LeavesTable* t = table();
     const BytesView key = cur_->key();
     BytesView doc, rest;
-    TUPLEKV_RETURN_IF_ERROR(split_doc(t->options.mode, key.substr(t->prefix.size()), &doc, &rest));
+    TUPLEKV_RETURN_IF_ERROR(split_doc(view_->options.mode, key.substr(view_->prefix.size()), &doc, &rest));
     doc_.assign(doc);
-    if (t->options.mode == DocsMode::kDocuments) {
+    if (view_->options.mode == DocsMode::kDocuments) {
       leaf_.assign(cur_->value());
     } else {
       BytesView leaf;
@@ -461,14 +513,13 @@ struct LeavesCursor : sqlite3_vtab_cursor {
 
   // Moves to the next document and opens the scan of its path.
   Status next_document() {
-    LeavesTable* t = table();
     for (;;) {
       Bytes doc;
       if (full_) {
         if (!doc_started_.empty()) {
           Bytes k;
-          t->docs->subtree_key(doc_started_, {}, &k);
-          TUPLEKV_RETURN_IF_ERROR(scan_->rescan(KeyRange{*strinc(k), *strinc(t->prefix)}));
+          view_->docs->subtree_key(doc_started_, {}, &k);
+          TUPLEKV_RETURN_IF_ERROR(scan_->rescan(KeyRange{*strinc(k), *strinc(view_->prefix)}));
         }
         if (!scan_->valid()) {
           TUPLEKV_RETURN_IF_ERROR(scan_->status());
@@ -478,7 +529,7 @@ struct LeavesCursor : sqlite3_vtab_cursor {
         }
         BytesView d, rest;
         TUPLEKV_RETURN_IF_ERROR(
-            split_doc(DocsMode::kDocuments, scan_->key().substr(t->prefix.size()), &d, &rest));
+            split_doc(DocsMode::kDocuments, scan_->key().substr(view_->prefix.size()), &d, &rest));
         doc.assign(d);
         doc_started_ = doc;
       } else {
@@ -490,14 +541,14 @@ struct LeavesCursor : sqlite3_vtab_cursor {
       }
       bool resolved = true;
       base_path_.clear();
-      if (have_path_) TUPLEKV_RETURN_IF_ERROR(t->docs->resolve(doc, path_, &base_path_, &resolved));
+      if (have_path_) TUPLEKV_RETURN_IF_ERROR(view_->docs->resolve(doc, path_, &base_path_, &resolved));
       if (!resolved) continue;
       Bytes key;
-      t->docs->subtree_key(doc, base_path_, &key);
+      view_->docs->subtree_key(doc, base_path_, &key);
       const KeyRange r =
-          t->options.mode == DocsMode::kDocuments ? KeyRange{key, *strinc(key)} : range(key);
+          view_->options.mode == DocsMode::kDocuments ? KeyRange{key, *strinc(key)} : range(key);
       if (sub_ == nullptr) {
-        TUPLEKV_ASSIGN_OR_RETURN(sub_, t->opened.store->scan(r, ScanOptions()));
+        TUPLEKV_ASSIGN_OR_RETURN(sub_, view_->opened.store->scan(r, ScanOptions()));
       } else {
         TUPLEKV_RETURN_IF_ERROR(sub_->rescan(r));
       }
@@ -516,6 +567,7 @@ struct LeavesCursor : sqlite3_vtab_cursor {
     }
   }
 
+  std::shared_ptr<DocsView> view_;  // before the scans: they use its store
   bool eof_ = true;
   bool full_ = false;
   bool have_path_ = false;
@@ -538,15 +590,25 @@ struct LeavesCursor : sqlite3_vtab_cursor {
 // sqlite3_module slots
 
 int leaves_init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
-                char** err) noexcept {
+                char** err, bool create) noexcept {
   return guard_create(err, [&] {
     const auto* data = static_cast<const ModuleData*>(aux);
     auto table = std::make_unique<LeavesTable>();
-    const Status s = table->open(db, data->registry, argc, argv);
+    const Status s = table->open(db, data->registry, argc, argv, create);
     if (!s.ok()) return set_create_error(err, s);
     *out = table.release();
     return SQLITE_OK;
   });
+}
+
+int leaves_create(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
+                  char** err) noexcept {
+  return leaves_init(db, aux, argc, argv, out, err, true);
+}
+
+int leaves_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
+                   char** err) noexcept {
+  return leaves_init(db, aux, argc, argv, out, err, false);
 }
 
 int leaves_best_index(sqlite3_vtab* vtab, sqlite3_index_info* info) noexcept {
@@ -605,8 +667,8 @@ int leaves_column(sqlite3_vtab_cursor* cur, sqlite3_context* ctx, int i) noexcep
 
 const sqlite3_module kLeavesModuleDef = {
     /* iVersion      */ 2,
-    /* xCreate       */ leaves_init,
-    /* xConnect      */ leaves_init,
+    /* xCreate       */ leaves_create,
+    /* xConnect      */ leaves_connect,
     /* xBestIndex    */ leaves_best_index,
     /* xDisconnect   */ leaves_disconnect,
     /* xDestroy      */ leaves_disconnect,

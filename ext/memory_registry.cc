@@ -122,6 +122,7 @@ ConnectionRegistry::MemoryTable ConnectionRegistry::create_memory(const std::str
                                                                   const std::string& name,
                                                                   const std::string& prefix,
                                                                   const std::string& declaration) {
+  ++generation_;
   MemoryEntry& e = memory_[key(schema, name)];
   if (e.uncertain) --uncertain_;
   e = MemoryEntry{schema, name, MemoryTable{std::make_shared<MemoryStore>(), prefix}, false, declaration};
@@ -171,6 +172,7 @@ Status ConnectionRegistry::drop_memory(const std::string& schema, const std::str
     // so that a table a ROLLBACK brings back starts with no stale marks.
     if (store->in_transaction()) TUPLEKV_RETURN_IF_ERROR(store->commit());
   }
+  ++generation_;
   if (it->second.uncertain) return Status::OK();  // a rename marked it already
   it->second.uncertain = true;
   ++uncertain_;
@@ -179,6 +181,7 @@ Status ConnectionRegistry::drop_memory(const std::string& schema, const std::str
 
 void ConnectionRegistry::rename_memory(const std::string& schema, const std::string& from,
                                        const std::string& to) {
+  ++generation_;
   auto it = memory_.find(key(schema, from));
   if (it == memory_.end()) return;
   MemoryTable table = it->second.table;
@@ -265,10 +268,12 @@ void move_entry(Map* map, const std::string& from, const std::string& to) {
 
 void ConnectionRegistry::rename_stats(const std::string& schema, const std::string& from,
                                       const std::string& to) {
+  ++generation_;
   move_entry(&stats_, key(schema, from), key(schema, to));
 }
 
 void ConnectionRegistry::drop_stats(const std::string& schema, const std::string& name) {
+  ++generation_;
   stats_.erase(key(schema, name));
 }
 
@@ -279,6 +284,7 @@ Result<std::shared_ptr<SqliteStore>> ConnectionRegistry::sqlite_store(const std:
   if (!fresh) {
     if (std::shared_ptr<SqliteStore> open = slot.lock()) return open;
   }
+  if (fresh) ++generation_;
   TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<SqliteStore> made, SqliteStore::open(db_, schema, name));
   std::shared_ptr<SqliteStore> store(std::move(made));
   slot = store;
@@ -287,6 +293,7 @@ Result<std::shared_ptr<SqliteStore>> ConnectionRegistry::sqlite_store(const std:
 
 void ConnectionRegistry::rename_sqlite_store(const std::string& schema, const std::string& from,
                                              const std::string& to) {
+  ++generation_;
   move_entry(&sqlite_stores_, key(schema, from), key(schema, to));
 }
 

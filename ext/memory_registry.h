@@ -122,6 +122,11 @@ class ConnectionRegistry {
                                                     bool fresh);
   void rename_sqlite_store(const std::string& schema, const std::string& from, const std::string& to);
 
+  // Changes whenever a table is created (with a memory store, or a docs
+  // table's SQLite store), renamed or dropped on this connection: a
+  // tuplekv_leaves table then finds its docs table again.
+  uint64_t generation() const { return generation_; }
+
   // Registers tuplekv_stats on `db` (bound to this registry).
   int register_functions(sqlite3* db, char** err);
 
@@ -143,6 +148,7 @@ class ConnectionRegistry {
   std::map<std::string, MemoryEntry> memory_;
   size_t uncertain_ = 0;
   uint64_t renames_ = 0;
+  uint64_t generation_ = 0;
   std::map<std::string, std::shared_ptr<ScanStats>> stats_;
   std::map<std::string, std::weak_ptr<SqliteStore>> sqlite_stores_;
 };
