@@ -1,10 +1,13 @@
-// tuplekv_docs and tuplekv_leaves through SQL: the guide's hierarchy and
-// document keys byte for byte, random documents round-tripped and compared
-// with SQLite's own json1 (json_tree), random subtree reads, replacements and
-// removals compared with `->`, json_set and json_remove on the same text,
-// id assignment and conflicts, bad input that leaves the table unchanged,
-// fdb_limits, transactions and savepoints on both stores, reads that are
-// one prefix scan (tuplekv_stats), and the sql/ examples.
+// tuplekv_docs through SQL: the guide's hierarchy and document keys byte for
+// byte, random documents round-tripped and compared with SQLite's own json1
+// (json_tree), random subtree reads, replacements and removals compared
+// with `->`, json_set and json_remove on the same text, id assignment and
+// conflicts, bad input that leaves the table unchanged, fdb_limits,
+// transactions and savepoints on both stores, reads that are one prefix
+// scan (tuplekv_stats), renames and writes made while a statement reads
+// the table (with and without the document cache), and the sql/ examples.
+// The read-only view tuplekv_leaves is pinned in leaves_vtab_test.cc, the
+// document cache and its "<name>_json" table in docs_cache_test.cc.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -348,6 +351,20 @@ TEST_P(DocsTest, IdsAndConflicts) {
   EXPECT_EQ(db.value("SELECT count(*) FROM docs WHERE id IN (1, 2, 'ten', 99)"), "2");
 }
 
+// Ids are keys of exact bytes; under another collation SQLite compares
+// them, as it does in a native ANY PRIMARY KEY column.
+TEST_P(DocsTest, AnIdComparedUnderAnotherCollationIsComparedBySqlite) {
+  ASSERT_TRUE(db.exec("INSERT INTO docs(id, doc) VALUES ('a', '1'), ('A', '2'), ('a ', '3')"));
+  EXPECT_EQ(db.rows("SELECT id FROM docs WHERE id = 'A' COLLATE NOCASE ORDER BY doc"),
+            (Rows{{"a"}, {"A"}}));
+  EXPECT_EQ(db.rows("SELECT id FROM docs WHERE id = 'a' COLLATE RTRIM ORDER BY doc"),
+            (Rows{{"a"}, {"a "}}));
+  EXPECT_EQ(db.rows("SELECT id FROM docs WHERE id = 'A' ORDER BY doc"), (Rows{{"A"}}));
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE leaves USING tuplekv_leaves(docs)"));
+  EXPECT_EQ(db.rows("SELECT id FROM leaves WHERE id = 'A' COLLATE NOCASE ORDER BY value"),
+            (Rows{{"a"}, {"A"}}));
+}
+
 TEST_P(DocsTest, SubtreeWritesAndReads) {
   ASSERT_TRUE(db.exec(R"(INSERT INTO docs(id, doc) VALUES (7, '{"a":{"b":1},"list":[1,2,3]}'))"));
   ASSERT_TRUE(db.exec(R"(UPDATE docs SET doc = '{"x":1}' WHERE id = 7 AND path = '$.a.b')"));
@@ -505,119 +522,9 @@ TEST_P(DocsTest, ReadsAreOnePrefixScan) {
 }
 
 // ---------------------------------------------------------------------------
-// The document cache
+// Renames and writes while a statement reads the table
 
-// Random whole-document and subtree writes, failing statements,
-// transactions and savepoints, applied alike to `docs` (with the cache)
-// and a twin `plain` (cache=0) over the same subspace. After every step
-// both read the same, by id and by full scan; every document's whole read
-// is a cache hit (one row read); and, with the SQLite store, the twin's
-// leaves are byte for byte the same keys and "docs_json" holds exactly one
-// entry per document with the reassembled text.
-TEST_P(DocsTest, CacheAgreesWithLeavesAfterRandomWrites) {
-  sqlite3* h = db.handle();
-  const bool sqlite_store = GetParam() == "sqlite";
-  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE plain USING tuplekv_docs(store=" + GetParam() +
-                      ", subspace=docs, cache=0)"));
-  std::mt19937 rng(2024);
-  auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
-  JsonGen gen(99);
-  int txn_depth = -1;  // -1: no transaction; else savepoints open
-  int ok_writes = 0, failed_writes = 0, rollbacks = 0;
-  const int steps = 400;
-  for (int step = 0; step < steps; ++step) {
-    // Transaction control, on the connection (both tables together).
-    const int t = pick(6);
-    if (txn_depth < 0 && t == 0) {
-      ASSERT_TRUE(db.exec("BEGIN"));
-      txn_depth = 0;
-    } else if (txn_depth >= 0 && t == 0) {
-      ASSERT_TRUE(db.exec("SAVEPOINT s" + std::to_string(++txn_depth)));
-    } else if (txn_depth > 0 && t == 1) {
-      ASSERT_TRUE(db.exec("ROLLBACK TO s" + std::to_string(txn_depth)));
-      ++rollbacks;
-      if (pick(2)) {
-        ASSERT_TRUE(db.exec("RELEASE s" + std::to_string(txn_depth--)));
-      }
-    } else if (txn_depth > 0 && t == 2) {
-      ASSERT_TRUE(db.exec("RELEASE s" + std::to_string(txn_depth--)));
-    } else if (txn_depth >= 0 && t == 3) {
-      const bool commit = pick(2) == 0;
-      ASSERT_TRUE(db.exec(commit ? "COMMIT" : "ROLLBACK"));
-      if (!commit) ++rollbacks;
-      txn_depth = -1;
-    }
-    // One write, the same on both tables.
-    const std::string id = std::to_string(1 + pick(6));
-    const std::string id2 = std::to_string(1 + pick(6));
-    const Outcome current = run(h, "SELECT doc FROM plain WHERE id = ?1", {id});
-    std::vector<std::string> paths = {"$", "$.a", "$.new.x", "$[0]", "$[#]"};
-    if (current.value) paths = paths_of(h, *current.value);
-    const std::string path = paths[static_cast<size_t>(pick(static_cast<int>(paths.size())))];
-    const std::string value = gen.value(pick(4));
-    std::string sql;
-    std::vector<std::string> params;
-    switch (pick(9)) {
-      case 0: sql = "INSERT OR REPLACE INTO {T}(id, doc) VALUES (?1, ?2)"; params = {id, value}; break;
-      case 1: sql = "INSERT INTO {T}(id, doc) VALUES (?1, ?2)"; params = {id, value}; break;
-      case 2: sql = "UPDATE {T} SET doc = ?2 WHERE id = ?1"; params = {id, value}; break;
-      case 3:
-      case 4: sql = "UPDATE {T} SET doc = ?2 WHERE id = ?1 AND path = ?3"; params = {id, value, path}; break;
-      case 5: sql = "DELETE FROM {T} WHERE id = ?1 AND path = ?2"; params = {id, path}; break;
-      case 6: sql = pick(3) ? "DELETE FROM {T} WHERE path = ?1" : "DELETE FROM {T} WHERE id = ?1";
-              params = {pick(2) ? path : id}; break;
-      case 7: sql = "UPDATE OR REPLACE {T} SET id = ?2 WHERE id = ?1"; params = {id, id2}; break;
-      default:  // fails at its second row: the statement leaves nothing
-        sql = "INSERT INTO {T}(id, doc) VALUES (?1 + 10, ?2), (?1 + 20, '{bad')"; params = {id, value};
-    }
-    Outcome outcomes[2];
-    int k = 0;
-    for (const char* table : {"docs", "plain"}) {
-      std::string text = sql;
-      text.replace(text.find("{T}"), 3, table);
-      outcomes[k++] = run(h, text, params);
-    }
-    ASSERT_EQ(outcomes[0].ok, outcomes[1].ok) << sql << "\n" << outcomes[0].error << "\n" << outcomes[1].error;
-    (outcomes[0].ok ? ok_writes : failed_writes)++;
-    // The cache reads what the leaves read.
-    const Rows with_cache = db.rows("SELECT quote(id), doc FROM docs");
-    ASSERT_EQ(with_cache, db.rows("SELECT quote(id), doc FROM plain")) << "step " << step << ": " << sql;
-    for (const Row& r : with_cache) {
-      db.value("SELECT tuplekv_stats('docs', 'reset')");
-      ASSERT_EQ(db.value("SELECT doc FROM docs WHERE id = " + r[0]), r[1]);
-      const std::string stats = db.value("SELECT tuplekv_stats('docs', 'reset')");
-      ASSERT_NE(stats.find(R"("rows":1,)"), std::string::npos) << "no cache entry for " << r[0];
-    }
-    if (sqlite_store) {
-      ASSERT_EQ(db.rows("SELECT hex(k), hex(v) FROM docs_kv"), db.rows("SELECT hex(k), hex(v) FROM plain_kv"));
-      ASSERT_EQ(db.rows("SELECT tuple_repr(id), doc FROM docs_json ORDER BY id"),
-                db.rows("SELECT tuple_repr(tuple_pack(id)), doc FROM plain"));
-    }
-  }
-  if (txn_depth >= 0) {
-    ASSERT_TRUE(db.exec("COMMIT"));
-  }
-  EXPECT_GT(ok_writes, steps / 2);
-  EXPECT_GT(failed_writes, 10);
-  EXPECT_GT(rollbacks, 10);
-}
-
-TEST(DocsCacheTest, ShadowTableIsReadOnlyUnderDefensive) {
-  Db db;
-  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs; INSERT INTO d(id, doc) VALUES (1, '[1]')"));
-  EXPECT_EQ(db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"),
-            (Rows{{"d"}, {"d_json"}, {"d_kv"}}));
-  int on = 0;
-  ASSERT_EQ(sqlite3_db_config(db.handle(), SQLITE_DBCONFIG_DEFENSIVE, 1, &on), SQLITE_OK);
-  EXPECT_EQ(db.error("DELETE FROM d_json"), "table d_json may not be modified");
-  EXPECT_EQ(db.error("UPDATE d_json SET doc = '[2]'"), "table d_json may not be modified");
-  EXPECT_EQ(db.error("INSERT INTO d_json VALUES (x'00', '0')"), "table d_json may not be modified");
-  EXPECT_EQ(db.rows("SELECT hex(id), doc FROM d_json"), (Rows{{"1501", "[1]"}}));
-  ASSERT_TRUE(db.exec("UPDATE d SET doc = '5' WHERE id = 1 AND path = '$[1]'; INSERT INTO d(doc) VALUES ('{}')"));
-  EXPECT_EQ(db.rows("SELECT hex(id), doc FROM d_json"), (Rows{{"1501", "[1,5]"}, {"1502", "{}"}}));
-}
-
-TEST(DocsCacheTest, ARenameThatMovesKeysWaitsForScansInProgress) {
+TEST(DocsTableTest, ARenameThatMovesKeysWaitsForScansInProgress) {
   Db db;
   ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs; INSERT INTO d(id, doc) VALUES (1, '[1]'), (2, '[2]')"));
   const DuringScan r = during_scan(&db, "SELECT doc FROM d", "ALTER TABLE d RENAME TO d2");
@@ -635,72 +542,6 @@ TEST(DocsCacheTest, ARenameThatMovesKeysWaitsForScansInProgress) {
   EXPECT_EQ(leaves.rows, (Rows{{"1"}, {"2"}}));
   ASSERT_TRUE(db.exec("ALTER TABLE d2 RENAME TO d3"));
   EXPECT_EQ(db.rows("SELECT doc FROM d3"), (Rows{{"[1]"}, {"[2]"}}));
-}
-
-TEST(DocsCacheTest, RenameAndDropMoveTheCache) {
-  Db db;
-  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs; INSERT INTO d(id, doc) VALUES (1, '[1]')"));
-  ASSERT_TRUE(db.exec("ALTER TABLE d RENAME TO d2"));
-  EXPECT_EQ(db.value("SELECT changes()"), "1");  // the INSERT's, as natively
-  EXPECT_EQ(db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"),
-            (Rows{{"d2"}, {"d2_json"}, {"d2_kv"}}));
-  EXPECT_EQ(db.value("SELECT doc FROM d2 WHERE id = 1"), "[1]");
-  ASSERT_TRUE(db.exec("UPDATE d2 SET doc = '2' WHERE id = 1 AND path = '$[0]'"));
-  EXPECT_EQ(db.rows("SELECT doc FROM d2_json"), (Rows{{"[2]"}}));
-  // A rename rolled back leaves the names (and the cache) as they were.
-  ASSERT_TRUE(db.exec("BEGIN; ALTER TABLE d2 RENAME TO d3; ROLLBACK"));
-  EXPECT_EQ(db.value("SELECT doc FROM d2 WHERE id = 1"), "[2]");
-  ASSERT_TRUE(db.exec("DROP TABLE d2"));
-  EXPECT_EQ(db.value("SELECT count(*) FROM sqlite_schema"), "0");
-  // cache=0 and mode=merge make no cache table.
-  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE a USING tuplekv_docs(cache=0);"
-                      "CREATE VIRTUAL TABLE b USING tuplekv_docs(mode=merge)"));
-  EXPECT_EQ(db.rows("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name"),
-            (Rows{{"a"}, {"a_kv"}, {"b"}, {"b_kv"}}));
-  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE c USING tuplekv_docs(cache=maybe)"),
-            "tuplekv_docs: cache must be 1 or 0 (true/false, yes/no, on/off), not 'maybe'");
-}
-
-TEST(DocsCacheTest, MissingOrCorruptEntries) {
-  Db db;
-  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs;"
-                      "INSERT INTO d(id, doc) VALUES (1, '{\"a\":[1,2]}'), (2, '{\"t\":2}')"));
-  // A missing entry: the document is reassembled from its leaves.
-  ASSERT_TRUE(db.exec("DELETE FROM d_json WHERE id = tuple_pack(1)"));
-  EXPECT_EQ(db.value("SELECT doc FROM d WHERE id = 1"), "{\"a\":[1,2]}");
-  EXPECT_EQ(db.rows("SELECT id, doc FROM d"), (Rows{{"1", "{\"a\":[1,2]}"}, {"2", "{\"t\":2}"}}));
-  // The next write of the document puts the entry back.
-  ASSERT_TRUE(db.exec("UPDATE d SET doc = '3' WHERE id = 1 AND path = '$.a[#]'"));
-  EXPECT_EQ(db.value("SELECT doc FROM d_json WHERE id = tuple_pack(1)"), "{\"a\":[1,2,3]}");
-  // An entry that is not text: an error, by id and in a full scan.
-  ASSERT_TRUE(db.exec("UPDATE d_json SET doc = x'3432' WHERE id = tuple_pack(2)"));
-  const std::string corrupt =
-      "tuplekv_docs: corrupt store of d: corrupt shadow table \"main\".\"d_json\": the doc of id "
-      "x'1502' is BLOB, not TEXT";
-  EXPECT_EQ(db.error("SELECT doc FROM d WHERE id = 2"), corrupt);
-  EXPECT_EQ(db.error_code("SELECT doc FROM d"), SQLITE_CORRUPT_VTAB);
-  // Subtree reads use the leaves and still work; rewriting the document repairs the entry.
-  EXPECT_EQ(db.value("SELECT doc FROM d WHERE id = 2 AND path = '$.t'"), "2");
-  ASSERT_TRUE(db.exec("UPDATE d SET doc = '\"2\"' WHERE id = 2"));
-  EXPECT_EQ(db.value("SELECT doc FROM d WHERE id = 2"), "\"2\"");
-  // A table without its cache table (made before there was one) works on
-  // its leaves alone.
-  const std::string path = ::testing::TempDir() + "docs_without_cache.db";
-  std::remove(path.c_str());
-  {
-    Db a(path);
-    ASSERT_TRUE(a.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs;"
-                       "INSERT INTO d(id, doc) VALUES (1, '[1]'); DROP TABLE d_json"));
-  }
-  {
-    Db b(path);
-    EXPECT_EQ(b.value("SELECT doc FROM d WHERE id = 1"), "[1]");
-    ASSERT_TRUE(b.exec("INSERT INTO d(id, doc) VALUES (2, '{}'); UPDATE d SET doc = 0 WHERE id = 1 AND path = '$[0]'"));
-    EXPECT_EQ(b.rows("SELECT id, doc FROM d"), (Rows{{"1", "[0]"}, {"2", "{}"}}));
-    ASSERT_TRUE(b.exec("DROP TABLE d"));
-    EXPECT_EQ(b.value("SELECT count(*) FROM sqlite_schema"), "0");
-  }
-  std::remove(path.c_str());
 }
 
 // Each read of `doc` gives the document as the table then is: a function
@@ -764,25 +605,6 @@ TEST_P(DocsTest, WritesBeforeTheFirstReadOfADocument) {
   }
 }
 
-// A leaf rewritten by a function while a tuplekv_leaves scan stands on it
-// is not visited again: the leaves share the store the docs table writes
-// through, and its cursors hear of every write.
-TEST_P(DocsTest, LeavesScanDuringAWriteVisitsEachLeafOnce) {
-  ASSERT_TRUE(db.exec(R"(INSERT INTO docs(id, doc) VALUES (1, '{"b":1,"n":"m","z":[0,1,2]}'))"));
-  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE leaves USING tuplekv_leaves(docs)"));
-  add_sql_function(&db, "rewrite_n", "UPDATE docs SET doc = '\"zzz\"' WHERE id = 1 AND path = '$.n' AND ?1 = '$.n'");
-  add_sql_function(&db, "shift_z", "DELETE FROM docs WHERE id = 1 AND path = '$.z[0]' AND ?1 = '$.z[0]'");
-  for (const char* f : {"rewrite_n", "shift_z"}) {
-    SCOPED_TRACE(f);
-    ASSERT_TRUE(db.exec(R"(DELETE FROM docs; INSERT INTO docs(id, doc) VALUES (1, '{"b":1,"n":"m","z":[0,1,2]}'))"));
-    const Rows rows = db.rows(std::string("SELECT path FROM leaves WHERE ") + f + "(path)");
-    std::vector<std::string> paths;
-    for (const Row& r : rows) paths.push_back(r[0]);
-    EXPECT_TRUE(std::is_sorted(paths.begin(), paths.end())) << ::testing::PrintToString(paths);
-    EXPECT_EQ(std::adjacent_find(paths.begin(), paths.end()), paths.end()) << ::testing::PrintToString(paths);
-  }
-}
-
 // Reading a document may read ahead to the next one's first key; a write
 // after that read must not leave the scan standing on it: the scan goes on
 // from the current document as the table now is, as a native table's does.
@@ -815,84 +637,6 @@ TEST_P(DocsTest, WritesAheadOfAScan) {
   }
 }
 
-TEST_P(DocsTest, Leaves) {
-  ASSERT_TRUE(db.exec(R"(INSERT INTO docs(id, doc) VALUES
-      (1, '{"region":"EU","n":1.5,"t":true,"big":123456789012345678901234,"e":{},"l":[null,"x"]}'),
-      (2, '{"region":"US","l":[]}'), (3, '"scalar"'))"));
-  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE leaves USING tuplekv_leaves(docs)"));
-  EXPECT_EQ(db.rows("SELECT id, path, key, type, quote(value) FROM leaves WHERE id = 1"),
-            (Rows{{"1", "$.big", "[\"big\"]", "integer", "'123456789012345678901234'"},
-                  {"1", "$.e", "[\"e\"]", "object", "'{}'"},
-                  {"1", "$.l[0]", "[\"l\",0]", "null", "NULL"},
-                  {"1", "$.l[1]", "[\"l\",1]", "text", "'x'"},
-                  {"1", "$.n", "[\"n\"]", "real", "1.5"},
-                  {"1", "$.region", "[\"region\"]", "text", "'EU'"},
-                  {"1", "$.t", "[\"t\"]", "true", "1"}}));
-  EXPECT_EQ(db.rows("SELECT id FROM leaves WHERE path = '$.region' AND value = 'EU'"), (Rows{{"1"}}));
-  EXPECT_EQ(db.rows("SELECT id, path, type FROM leaves WHERE path = '$.l'"), (Rows{{"2", "$.l", "array"}}));
-  EXPECT_EQ(db.rows("SELECT id, path FROM leaves WHERE prefix = '$.l'"),
-            (Rows{{"1", "$.l[0]"}, {"1", "$.l[1]"}, {"2", "$.l"}}));
-  EXPECT_EQ(db.rows("SELECT path, value FROM leaves WHERE id = 3"), (Rows{{"$", "scalar"}}));
-  EXPECT_EQ(db.value("SELECT count(*) FROM leaves"), "10");
-  EXPECT_EQ(db.rows("SELECT count(*) FROM leaves WHERE id = 1 AND prefix = '$.l'"), (Rows{{"2"}}));
-  EXPECT_EQ(db.rows("SELECT tuple_repr(raw) FROM leaves WHERE id = 2 AND path = '$.region'"),
-            (Rows{{"('docs', 2, 'region')"}}));
-  // Several prefixes at once: each leaf once, reading as the longest
-  // prefix it lies under.
-  EXPECT_EQ(db.rows("SELECT id, path, prefix FROM leaves WHERE prefix IN ('$.l', '$.l[1]', NULL, '$.e')"),
-            (Rows{{"1", "$.e", "$.e"}, {"1", "$.l[0]", "$.l"}, {"1", "$.l[1]", "$.l[1]"}, {"2", "$.l", "$.l"}}));
-  EXPECT_EQ(db.rows("SELECT path FROM leaves WHERE id = 1 AND (prefix = '$.l' OR prefix = '$.t')"),
-            (Rows{{"$.l[0]"}, {"$.l[1]"}, {"$.t"}}));
-  // An OR that SQLite splits into scans (the table is keyed by `raw`, so
-  // it can drop the second copy of a leaf without a rowid).
-  EXPECT_EQ(db.rows("SELECT id, path FROM leaves WHERE id = 1 AND prefix = '$.l' OR id = 2 AND prefix = '$' "
-                    "OR path = '$.l[0]'"),
-            (Rows{{"1", "$.l[0]"}, {"1", "$.l[1]"}, {"2", "$.l"}, {"2", "$.region"}}));
-  // `prefix` is no value a leaf has: where no `prefix =` chose the scan,
-  // reading it is an error, not a NULL that would drop the leaves under it.
-  const std::string unknown =
-      "tuplekv_leaves: leaves.prefix has a value only where `prefix = <path>` chose the scan: use it "
-      "as a condition ANDed with the rest of the WHERE clause, not inside an OR or with another operator "
-      "(an UPDATE ... FROM, which reads every column, cannot be used on this table)";
-  EXPECT_EQ(db.error("SELECT path FROM leaves WHERE prefix = '$.l' OR value = 'US'"), unknown);
-  EXPECT_EQ(db.error("SELECT prefix FROM leaves"), unknown);
-  // In a join, SQLite is made to scan the leaves where the term chooses them.
-  ASSERT_TRUE(db.exec("CREATE TABLE u(p TEXT); INSERT INTO u VALUES ('$.l[1]'), ('$.region')"));
-  EXPECT_EQ(db.rows("SELECT u.p, leaves.id FROM u JOIN leaves ON leaves.prefix = u.p ORDER BY 1, 2"),
-            (Rows{{"$.l[1]", "1"}, {"$.region", "1"}, {"$.region", "2"}}));
-  EXPECT_EQ(db.error("INSERT INTO leaves(id) VALUES (1)"), "table leaves may not be modified");
-  EXPECT_EQ(db.error("CREATE VIRTUAL TABLE l2 USING tuplekv_leaves(nope)"),
-            "tuplekv_leaves: 'nope' is not a tuplekv_docs table in main");
-}
-
-// A leaf's path text finds that leaf again, whatever its member names
-// hold; a name with a quote that must be quoted doubles it.
-TEST_P(DocsTest, LeafPathsLeadBackToTheirLeaves) {
-  ASSERT_TRUE(db.exec(R"(INSERT INTO docs(id, doc) VALUES (1, '{"\"q\"":1,"a.\"b":2,"":3,"x y":4,"é":5}'))"));
-  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE leaves USING tuplekv_leaves(docs)"));
-  EXPECT_EQ(db.rows("SELECT path, value FROM leaves ORDER BY value"),
-            (Rows{{R"($."""q""")", "1"}, {R"($."a.""b")", "2"}, {R"($."")", "3"}, {"$.x y", "4"}, {"$.é", "5"}}));
-  EXPECT_EQ(db.value("SELECT count(*) FROM leaves l WHERE (SELECT doc FROM docs WHERE id = 1 AND path = l.path) "
-                     "= CAST(l.value AS TEXT)"),
-            "5");
-  EXPECT_EQ(db.error("SELECT * FROM leaves WHERE path = '$.\"a'"),
-            "tuplekv_leaves: bad JSON path '$.\"a': unterminated quoted member name at byte 2");
-}
-
-TEST(DocsCacheTest, LeavesNameTheDamagedStore) {
-  Db db;
-  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs; CREATE VIRTUAL TABLE l USING tuplekv_leaves(d);"
-                      "INSERT INTO d(id, doc) VALUES (1, '{\"a\":1}');"
-                      // A key in the documents' subspace whose path does not decode.
-                      "INSERT INTO d_kv VALUES (x'026400150102ff', tuple_pack(1))"));
-  // Whether the scan or the column read meets it, the error names the store.
-  for (const char* sql : {"SELECT * FROM l", "SELECT id FROM l WHERE id = 1", "SELECT count(*) FROM l"}) {
-    SCOPED_TRACE(sql);
-    EXPECT_THAT(db.error(sql), ::testing::StartsWith("tuplekv_leaves: corrupt store of d: tuple: "));
-    EXPECT_EQ(db.error_code(sql), SQLITE_CORRUPT_VTAB);
-  }
-}
-
 TEST(DocsLimitsTest, FdbLimits) {
   Db db;
   ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs(fdb_limits=1)"));
@@ -913,6 +657,25 @@ TEST(DocsLimitsTest, FdbLimits) {
   // Without the option the same leaf is stored.
   ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE e USING tuplekv_docs"));
   ASSERT_TRUE(run(db.handle(), "INSERT INTO e(doc) VALUES (?1)", {big_leaf}).ok);
+}
+
+// Renaming a table without subspace= moves its keys under the new name's
+// prefix; one that would take a key past the limit is refused, whole.
+TEST(DocsLimitsTest, ARenameThatWouldTakeAKeyPastTheLimitIsRefused) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs(fdb_limits=1)"));
+  // pack(('d', 1, <9,993 k>)) is 3 + 2 + 9,995 bytes.
+  const std::string doc = "{\"" + std::string(9993, 'k') + "\":1}";
+  ASSERT_TRUE(run(db.handle(), "INSERT INTO d(id, doc) VALUES (1, ?1)", {doc}).ok);
+  EXPECT_EQ(db.value("SELECT max(length(k)) FROM d_kv"), "10000");
+  EXPECT_EQ(db.error("ALTER TABLE d RENAME TO dddd"),
+            "tuplekv_docs: cannot rename to dddd: a key would be 10003 bytes with the new prefix; "
+            "fdb_limits=1 allows 10000");
+  EXPECT_EQ(db.value("SELECT max(length(k)) FROM d_kv"), "10000");
+  EXPECT_EQ(db.value("SELECT length(doc) FROM d WHERE id = 1"), std::to_string(doc.size()));
+  // A name no longer than the old one moves the same keys.
+  ASSERT_TRUE(db.exec("ALTER TABLE d RENAME TO e"));
+  EXPECT_EQ(db.value("SELECT max(length(k)) FROM e_kv"), "10000");
 }
 
 TEST(DocsTableTest, RenameAndDropAndLoadExtension) {
