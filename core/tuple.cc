@@ -922,6 +922,20 @@ Result<Bytes> strinc(BytesView key) {
   return out;
 }
 
+bool has_tuple_prefix(BytesView key, BytesView packed_prefix) {
+  return has_prefix(key, packed_prefix) &&
+         (key.size() == packed_prefix.size() ||
+          static_cast<unsigned char>(key[packed_prefix.size()]) != 0xFF);
+}
+
+Bytes tuple_prefix_end(BytesView packed_prefix) {
+  Bytes end;
+  end.reserve(packed_prefix.size() + 1);
+  end.append(packed_prefix);
+  end.push_back('\xff');
+  return end;
+}
+
 KeyRange range(BytesView packed_prefix) {
   KeyRange r;
   r.begin.reserve(packed_prefix.size() + 1);

@@ -316,6 +316,19 @@ Result<Bytes> strinc(BytesView key);
 // strictly extends the packed tuple `prefix`.
 KeyRange range(BytesView packed_prefix);
 
+// Whether `key` is the packed tuple `packed_prefix` or extends it by more
+// elements. Not has_prefix(): a key whose last string or bytes element
+// merely goes on is another tuple, ('a', 1) is under ('a',) but
+// ('a\0b',) is not, though its bytes 02 61 00 FF 62 00 start with
+// 02 61 00. No element's encoding starts with 0xFF, an escaped NUL's
+// second byte does. REQUIRES: packed_prefix is whole elements.
+bool has_tuple_prefix(BytesView key, BytesView packed_prefix);
+
+// The end of the keys has_tuple_prefix() finds: packed_prefix + FF. (Their
+// start is packed_prefix itself; strinc(packed_prefix) would be past keys
+// like ('a\0b',) too.)
+Bytes tuple_prefix_end(BytesView packed_prefix);
+
 // A readable, Python-like rendering, e.g. ('CA', 'Alameda', 42, b'\x00',
 // None, True, 1.5, (1, 2)). Used by tuple_repr(); not meant to be parsed.
 std::string repr(const Tuple& t);

@@ -656,7 +656,7 @@ struct DocsCursor : sqlite3_vtab_cursor {
 
   // The keys of the current row's subtree.
   KeyRange row_range() const {
-    return table()->options.mode == DocsMode::kDocuments ? KeyRange{raw_, *strinc(raw_)} : range(raw_);
+    return table()->options.mode == DocsMode::kDocuments ? KeyRange{raw_, tuple_prefix_end(raw_)} : range(raw_);
   }
 
   // sub_ on the first key of the current row's subtree; *found false when
@@ -747,7 +747,7 @@ struct DocsCursor : sqlite3_vtab_cursor {
     if (!doc_.empty() && (!main_consumed_ || scan_version_ != t->store()->version())) {
       Bytes end;
       t->docs->subtree_key(doc_, {}, &end);
-      TUPLEKV_RETURN_IF_ERROR(rescan(KeyRange{*strinc(end), *strinc(t->prefix)}));
+      TUPLEKV_RETURN_IF_ERROR(rescan(KeyRange{tuple_prefix_end(end), *strinc(t->prefix)}));
     }
     if (!scan_->valid()) {
       TUPLEKV_RETURN_IF_ERROR(scan_->status());

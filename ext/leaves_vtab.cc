@@ -505,7 +505,7 @@ struct LeavesCursor : sqlite3_vtab_cursor {
     int best = -1;
     for (size_t k = 0; k < prefix_checks_.size(); ++k) {
       const BytesView p = prefix_checks_[k];
-      if (!BytesView(node_path_).starts_with(p)) continue;
+      if (!has_tuple_prefix(node_path_, p)) continue;
       if (best < 0 || p.size() > prefix_checks_[static_cast<size_t>(best)].size()) best = static_cast<int>(k);
     }
     return best;
@@ -519,7 +519,7 @@ struct LeavesCursor : sqlite3_vtab_cursor {
         if (!doc_started_.empty()) {
           Bytes k;
           view_->docs->subtree_key(doc_started_, {}, &k);
-          TUPLEKV_RETURN_IF_ERROR(scan_->rescan(KeyRange{*strinc(k), *strinc(view_->prefix)}));
+          TUPLEKV_RETURN_IF_ERROR(scan_->rescan(KeyRange{tuple_prefix_end(k), *strinc(view_->prefix)}));
         }
         if (!scan_->valid()) {
           TUPLEKV_RETURN_IF_ERROR(scan_->status());
@@ -546,7 +546,7 @@ struct LeavesCursor : sqlite3_vtab_cursor {
       Bytes key;
       view_->docs->subtree_key(doc, base_path_, &key);
       const KeyRange r =
-          view_->options.mode == DocsMode::kDocuments ? KeyRange{key, *strinc(key)} : range(key);
+          view_->options.mode == DocsMode::kDocuments ? KeyRange{key, tuple_prefix_end(key)} : range(key);
       if (sub_ == nullptr) {
         TUPLEKV_ASSIGN_OR_RETURN(sub_, view_->opened.store->scan(r, ScanOptions()));
       } else {

@@ -104,12 +104,10 @@ Step step_kind(BytesView raw, int64_t* index) {
   return Step::kOther;
 }
 
-// The end of the keys that start with `key`: strinc(key). Keys here always
-// start with a subspace prefix, which is never all 0xFF.
-Bytes key_end(BytesView key) {
-  Result<Bytes> e = strinc(key);
-  return e.ok() ? std::move(e).value() : Bytes();
-}
+// The end of the keys of `key`'s subtree: key + FF, not strinc(key), which
+// would take in the next member or id whose text goes on from the last
+// one's ("a" then "a\0b").
+Bytes key_end(BytesView key) { return tuple_prefix_end(key); }
 
 // ---------------------------------------------------------------------------
 // JSON numbers
@@ -883,7 +881,7 @@ Status split_merge_key(BytesView rest, BytesView* path, BytesView* leaf) {
 Status Docs::assemble(Cursor* c, BytesView subtree, std::string* json) {
   JsonAssembler a;
   a.reset(json);
-  for (; c->valid() && has_prefix(c->key(), subtree); c->next()) {
+  for (; c->valid() && has_tuple_prefix(c->key(), subtree); c->next()) {
     count_key();
     const BytesView rest = c->key().substr(subtree.size());
     if (mode_ == DocsMode::kDocuments) {
@@ -1252,7 +1250,7 @@ Status Docs::merge_node(BytesView root_key, Bytes* path, size_t lo, size_t hi,
         TUPLEKV_RETURN_IF_ERROR(first_element(l.path(i).substr(qlen), &member));
         const BytesView group = l.path(i).substr(0, qlen + member.size());
         size_t j = i + 1;
-        while (j < hi && has_prefix(l.path(j), group)) ++j;
+        while (j < hi && has_tuple_prefix(l.path(j), group)) ++j;
         path->append(member);
         TUPLEKV_RETURN_IF_ERROR(merge_node(root_key, path, i, j, l));
         path->resize(qlen);

@@ -1069,5 +1069,32 @@ TEST(TupleRange, StrictExtensionsOnly) {
   EXPECT_EQ(to_hex(end), spec_hex("02 61 00 15 02"));
 }
 
+// A key is under a tuple prefix when it is the prefix or adds elements;
+// one whose last string, bytes or nested element merely goes on is not,
+// though its bytes start with the prefix's.
+TEST(TupleRange, ATuplePrefixHoldsWholeElementsOnly) {
+  const Bytes a = *packed({S("a")});
+  const Bytes cases_under[] = {a, *packed({S("a"), I(1)}), *packed({S("a"), S("")}),
+                               *packed({S("a"), Null()}), *packed({S("a"), B("\xff")})};
+  for (const Bytes& k : cases_under) EXPECT_TRUE(has_tuple_prefix(k, a)) << to_hex(k);
+  const Bytes not_under[] = {*packed({S(std::string_view("a\0b", 3))}),
+                             *packed({S(std::string_view("a\0", 2))}), *packed({S("ab")}),
+                             *packed({S("b")}), Bytes("\x02\x61")};
+  for (const Bytes& k : not_under) EXPECT_FALSE(has_tuple_prefix(k, a)) << to_hex(k);
+  // Bytes and nested elements go on the same way: b'x' then b'x\0'.
+  const Bytes bx = *packed({B("x")});
+  EXPECT_FALSE(has_tuple_prefix(*packed({B(std::string_view("x\0", 2))}), bx));
+  const Bytes nested = *packed({TupleValue::nested({S("n")})});
+  EXPECT_TRUE(has_tuple_prefix(*packed({TupleValue::nested({S("n")}), I(2)}), nested));
+  EXPECT_FALSE(has_tuple_prefix(*packed({TupleValue::nested({S("n"), Null()})}), nested));
+
+  // [prefix, tuple_prefix_end(prefix)) is exactly those keys, in key order.
+  const Bytes end = tuple_prefix_end(a);
+  EXPECT_EQ(to_hex(end), spec_hex("02 61 00 ff"));
+  auto in_range = [&](const Bytes& k) { return BytesView(k) >= BytesView(a) && BytesView(k) < BytesView(end); };
+  for (const Bytes& k : cases_under) EXPECT_TRUE(in_range(k)) << to_hex(k);
+  for (const Bytes& k : not_under) EXPECT_FALSE(in_range(k)) << to_hex(k);
+}
+
 }  // namespace
 }  // namespace tuplekv

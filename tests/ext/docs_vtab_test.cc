@@ -365,6 +365,25 @@ TEST_P(DocsTest, AnIdComparedUnderAnotherCollationIsComparedBySqlite) {
             (Rows{{"a"}, {"A"}}));
 }
 
+// An id or member name that goes on from another's text ('a' and 'a\0b')
+// is another key: reading, writing or deleting one leaves the other alone.
+TEST_P(DocsTest, ANameThatGoesOnFromAnotherIsAnotherDocumentOrMember) {
+  for (const char* cache : {"1", "0"}) {
+    SCOPED_TRACE(std::string("cache=") + cache);
+    recreate_docs(cache);
+    ASSERT_TRUE(db.exec("INSERT INTO docs(id, doc) VALUES ('a', '{\"x\":1}'),"
+                        " ('a' || char(0) || 'b', '{\"x\":3}'), (5, '{\"a\":2,\"a\\u0000b\":1}')"));
+    EXPECT_EQ(db.rows("SELECT hex(id), doc FROM docs ORDER BY id"),
+              (Rows{{"35", "{\"a\":2,\"a\\u0000b\":1}"}, {"61", "{\"x\":1}"},
+                    {"610062", "{\"x\":3}"}}));
+    EXPECT_EQ(db.value("SELECT doc FROM docs WHERE id = 'a'"), "{\"x\":1}");
+    EXPECT_EQ(db.value("SELECT doc FROM docs WHERE id = 5 AND path = '$.a'"), "2");
+    ASSERT_TRUE(db.exec("DELETE FROM docs WHERE id = 5 AND path = '$.a'; DELETE FROM docs WHERE id = 'a'"));
+    EXPECT_EQ(db.rows("SELECT hex(id), doc FROM docs ORDER BY id"),
+              (Rows{{"35", "{\"a\\u0000b\":1}"}, {"610062", "{\"x\":3}"}}));
+  }
+}
+
 TEST_P(DocsTest, SubtreeWritesAndReads) {
   ASSERT_TRUE(db.exec(R"(INSERT INTO docs(id, doc) VALUES (7, '{"a":{"b":1},"list":[1,2,3]}'))"));
   ASSERT_TRUE(db.exec(R"(UPDATE docs SET doc = '{"x":1}' WHERE id = 7 AND path = '$.a.b')"));

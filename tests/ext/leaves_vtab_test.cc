@@ -159,6 +159,19 @@ TEST_P(LeavesVtabTest, TheViewFindsItsDocsTableAgainAfterSchemaChanges) {
 // ---------------------------------------------------------------------------
 // Reading
 
+// An id or member whose text goes on from another's ('a' and 'a\0b') is
+// another key: not under the other's prefix, not skipped by a full scan.
+TEST_P(LeavesVtabTest, ANameThatGoesOnFromAnotherIsNotUnderIt) {
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE leaves USING tuplekv_leaves(docs);"
+                      "INSERT INTO docs(id, doc) VALUES ('a', '{\"x\":1}'),"
+                      " ('a' || char(0) || 'b', '{\"x\":3}'), (5, '{\"a\":2,\"a\\u0000b\":1}')"));
+  EXPECT_EQ(db.rows("SELECT hex(id), value FROM leaves WHERE path = '$.x' ORDER BY id"),
+            (Rows{{"61", "1"}, {"610062", "3"}}));
+  EXPECT_EQ(db.rows("SELECT hex(path), value FROM leaves WHERE id = 5 AND prefix = '$.a'"),
+            (Rows{{"242E61", "2"}}));
+  EXPECT_EQ(db.rows("SELECT value FROM leaves WHERE id = 'a'"), (Rows{{"1"}}));
+}
+
 TEST_P(LeavesVtabTest, EveryColumnAndEveryScan) {
   ASSERT_TRUE(db.exec(R"(INSERT INTO docs(id, doc) VALUES
       (1, '{"region":"EU","n":1.5,"t":true,"big":123456789012345678901234,"e":{},"l":[null,"x"]}'),
