@@ -248,7 +248,7 @@ struct DocsTable : sqlite3_vtab {
           kDocsModule, name, open_cursors + opened.sqlite_store->open_cursors()));
     }
     if (options.keyspace.memory) {
-      registry->rename_memory(schema, name, to);
+      TUPLEKV_RETURN_IF_ERROR(registry->rename_memory(schema, name, to));
     } else {
       TUPLEKV_RETURN_IF_ERROR(SqliteStore::rename_table(db, schema, name, to));
       TUPLEKV_RETURN_IF_ERROR(opened.sqlite_store->renamed(to));

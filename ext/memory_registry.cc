@@ -179,11 +179,21 @@ Status ConnectionRegistry::drop_memory(const std::string& schema, const std::str
   return Status::OK();
 }
 
-void ConnectionRegistry::rename_memory(const std::string& schema, const std::string& from,
-                                       const std::string& to) {
+Status ConnectionRegistry::rename_memory(const std::string& schema, const std::string& from,
+                                         const std::string& to) {
   ++generation_;
+  // Outside an explicit transaction this settles what earlier statements
+  // left uncertain.
+  sweep();
   auto it = memory_.find(key(schema, from));
-  if (it == memory_.end()) return;
+  if (it == memory_.end()) return Status::OK();
+  auto held = memory_.find(key(schema, to));
+  if (held != memory_.end() && held->second.uncertain && held->second.table.store != it->second.table.store) {
+    return Status::Native(StatusCode::kBusy, SQLITE_LOCKED,
+                          "cannot rename store=memory table " + from + " to " + to +
+                              " in the transaction that dropped or renamed the table " + to +
+                              ": a rollback could not give each table its rows back; COMMIT first");
+  }
   MemoryTable table = it->second.table;
   std::string declaration = it->second.declaration;
   if (!it->second.uncertain) {
@@ -193,6 +203,7 @@ void ConnectionRegistry::rename_memory(const std::string& schema, const std::str
   MemoryEntry& e = memory_[key(schema, to)];
   if (!e.uncertain) ++uncertain_;
   e = MemoryEntry{schema, to, std::move(table), true, std::move(declaration), ++renames_};
+  return Status::OK();
 }
 
 bool ConnectionRegistry::table_exists(const std::string& schema, const std::string& name,

@@ -100,7 +100,11 @@ class ConnectionRegistry {
   // still open): SQLite tells a dropped table nothing more of the
   // transaction, so a rollback that brings it back could not undo them.
   Status drop_memory(const std::string& schema, const std::string& name);
-  void rename_memory(const std::string& schema, const std::string& from, const std::string& to);
+  // rename_memory refuses, inside a transaction, a new name whose store is
+  // itself uncertain (dropped or renamed away earlier in the transaction):
+  // after a ROLLBACK the sweep could not tell which rows belong to which
+  // name.
+  Status rename_memory(const std::string& schema, const std::string& from, const std::string& to);
   // Forgets the uncertain names that do not exist in the schema. Does
   // nothing inside a transaction.
   void sweep();

@@ -20,7 +20,7 @@ Status rename_table_storage(ConnectionRegistry* registry, sqlite3* db, SqliteSto
                             const std::string& schema, const std::string& name,
                             const std::string& to, bool memory) {
   if (memory) {
-    registry->rename_memory(schema, name, to);
+    TUPLEKV_RETURN_IF_ERROR(registry->rename_memory(schema, name, to));
   } else {
     TUPLEKV_RETURN_IF_ERROR(SqliteStore::rename_table(db, schema, name, to));
     TUPLEKV_RETURN_IF_ERROR(sqlite_store->renamed(to));

@@ -360,6 +360,44 @@ TEST_F(TwoConnections, ARolledBackRenameRacedByACreateStillSharesNoStore) {
   EXPECT_EQ(a.rows("SELECT hex(key) FROM m"), (Rows{{"02"}}));
 }
 
+// Inside a transaction, a memory table may not take the name of one dropped
+// or renamed away earlier in it: after a ROLLBACK nothing would say which
+// rows go back to which name. Refused, the rest of the transaction rolls
+// back as usual; outside a transaction, or after COMMIT, the same renames
+// work.
+TEST(MemoryStore, ARenameOntoANameLeftUncertainInTheTransactionIsRefused) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE t USING tuplekv_kv(store=memory);"
+                      "CREATE VIRTUAL TABLE u USING tuplekv_kv(store=memory);"
+                      "INSERT INTO t VALUES (x'01', x'74'); INSERT INTO u VALUES (x'02', x'75')"));
+  const std::string refused_onto_u =
+      "cannot rename store=memory table t to u in the transaction that dropped or renamed the "
+      "table u: a rollback could not give each table its rows back; COMMIT first";
+  const auto rows_of = [&](const char* table) {
+    return db.rows(std::string("SELECT hex(key) FROM ") + table);
+  };
+  ASSERT_TRUE(db.exec("BEGIN; DROP TABLE u"));
+  EXPECT_EQ(db.error("ALTER TABLE t RENAME TO u"), refused_onto_u);
+  ASSERT_TRUE(db.exec("ROLLBACK"));
+  EXPECT_EQ(rows_of("t"), (Rows{{"01"}}));
+  EXPECT_EQ(rows_of("u"), (Rows{{"02"}}));
+
+  // A swap through a third name meets the same refusal at its second step.
+  ASSERT_TRUE(db.exec("BEGIN; ALTER TABLE t RENAME TO x"));
+  EXPECT_NE(db.error("ALTER TABLE u RENAME TO t").find("cannot rename store=memory table u to t"),
+            std::string::npos);
+  ASSERT_TRUE(db.exec("ROLLBACK"));
+  EXPECT_EQ(rows_of("t"), (Rows{{"01"}}));
+  EXPECT_EQ(rows_of("u"), (Rows{{"02"}}));
+
+  // Back to a name the same store left is no ambiguity.
+  ASSERT_TRUE(db.exec("BEGIN; ALTER TABLE t RENAME TO x; ALTER TABLE x RENAME TO t; ROLLBACK"));
+  EXPECT_EQ(rows_of("t"), (Rows{{"01"}}));
+  // Committed first, the name is free.
+  ASSERT_TRUE(db.exec("BEGIN; DROP TABLE u; COMMIT; ALTER TABLE t RENAME TO u"));
+  EXPECT_EQ(rows_of("u"), (Rows{{"01"}}));
+}
+
 // tuplekv_docs tables and the tuplekv_leaves tables over them share one
 // SqliteStore per table name.
 TEST(SqliteStores, OneStorePerNameUntilAFreshOneReplacesIt) {
