@@ -35,6 +35,7 @@
 
 #include "core/tuple.h"
 #include "ext/errors.h"
+#include "ext/table_names.h"
 #include "ext/table_vtab.h"
 #include "ext/values.h"
 
@@ -51,18 +52,13 @@ std::vector<TableVtab*>& tables() {
 
 TableVtab* find_table(sqlite3* db, const std::string& schema, const std::string& name) {
   std::lock_guard<std::mutex> lock(g_mutex);
-  TableVtab* best = nullptr;
   for (TableVtab* t : tables()) {
-    if (t->db != db || sqlite3_stricmp(t->name.c_str(), name.c_str()) != 0) continue;
-    if (!schema.empty()) {
-      if (sqlite3_stricmp(t->schema.c_str(), schema.c_str()) == 0) return t;
-      continue;
+    if (t->db == db && sqlite3_stricmp(t->name.c_str(), name.c_str()) == 0 &&
+        sqlite3_stricmp(t->schema.c_str(), schema.c_str()) == 0) {
+      return t;
     }
-    // Unqualified: temp, then main, then any attached schema (as SQLite).
-    if (sqlite3_stricmp(t->schema.c_str(), "temp") == 0) return t;
-    if (best == nullptr || sqlite3_stricmp(t->schema.c_str(), "main") == 0) best = t;
   }
-  return best;
+  return nullptr;
 }
 
 // SAVEPOINT on construction, when `wanted` and SQLite allows one; release()
@@ -150,27 +146,29 @@ void check_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexce
       rebuild = true;
     }
     const std::string qualified(reinterpret_cast<const char*>(z));
-    std::string schema;
-    std::string name = qualified;
-    if (const size_t dot = qualified.find('.'); dot != std::string::npos) {
-      schema = qualified.substr(0, dot);
-      name = qualified.substr(dot + 1);
-    }
     sqlite3* db = sqlite3_context_db_handle(ctx);
-    TableVtab* t = find_table(db, schema, name);
+    // The table a statement naming it would reach, connected or not.
+    TableName table;
+    bool found = false;
+    const Status resolved = resolve_table_name(db, qualified, &table, &found);
+    if (!resolved.ok()) {
+      set_result_error(ctx, resolved.with_context(fn));
+      return;
+    }
+    if (!found) {
+      set_result_error(ctx, Status::InvalidArgument(std::string(fn) + ": no such table: " +
+                                                    message_text(qualified)));
+      return;
+    }
+    TableVtab* t = find_table(db, table.schema, table.name);
     if (t == nullptr) {
       // Not connected yet on this connection: a prepared query connects it.
-      const std::string sql = "SELECT 1 FROM " + (schema.empty() ? "" : quote_identifier(schema) + ".") +
-                              quote_identifier(name) + " WHERE 0";
+      const std::string sql = "SELECT 1 FROM " + quote_identifier(table.schema) + "." +
+                              quote_identifier(table.name) + " WHERE 0";
       sqlite3_stmt* stmt = nullptr;
       const int rc = sqlite3_prepare_v2(db, sql.c_str(), -1, &stmt, nullptr);
       sqlite3_finalize(stmt);
-      if (rc != SQLITE_OK) {
-        set_result_error(ctx, Status::InvalidArgument(std::string(fn) + ": no such table: " +
-                                                      message_text(qualified)));
-        return;
-      }
-      t = find_table(db, schema, name);
+      if (rc == SQLITE_OK) t = find_table(db, table.schema, table.name);
     }
     if (t == nullptr) {
       set_result_error(ctx, Status::InvalidArgument(std::string(fn) + ": " + message_text(qualified) +

@@ -126,6 +126,30 @@ TEST_F(TableCheckTest, ARebuildThatFailsPartWayLeavesNothing) {
 // A statement's error message, or "" when it succeeded.
 std::string outcome(sqlite3* db, const std::string& sql) { return run_sql(db, sql).message; }
 
+// A bare name is the table a statement would reach (temp, main, then
+// attached in attach order), whichever of them this connection has opened:
+// here main's t, damaged, though only aux's healthy t has been read.
+TEST(TableCheckNameTest, ABareNameChecksTheTableAStatementWouldReach) {
+  const std::string path = ::testing::TempDir() + "tuplekv_table_check_name_" + std::to_string(getpid()) + ".db";
+  std::remove(path.c_str());
+  const std::string create = " USING tuplekv_table(k INTEGER, v TEXT, PRIMARY KEY(k), INDEX vi(v));";
+  {
+    Db writer(path);
+    ASSERT_TRUE(writer.exec("CREATE VIRTUAL TABLE t" + create +
+                            "INSERT INTO t VALUES (1, 'a'), (2, 'b');"
+                            "DELETE FROM t_kv WHERE k = tuple_pack('vi', 'b', 2)"));
+  }
+  {
+    Db db(path);
+    ASSERT_TRUE(db.exec("ATTACH ':memory:' AS aux; CREATE VIRTUAL TABLE aux.t" + create +
+                        "INSERT INTO aux.t VALUES (1, 'a')"));
+    EXPECT_EQ(db.value("SELECT tuplekv_check('t')"), "t: index vi has no entry for row ('t', 2)");
+    EXPECT_EQ(db.value("SELECT tuplekv_check('aux.t')"), "ok");
+    EXPECT_EQ(db.error("SELECT tuplekv_check('other.t')"), "tuplekv_check: no such table: other.t");
+  }
+  std::remove(path.c_str());
+}
+
 class Damage {
  public:
   explicit Damage(uint32_t seed) : rng_(seed) {}
