@@ -7,6 +7,7 @@
 #include "core/tuple.h"
 #include "ext/errors.h"
 #include "ext/sqlite_store.h"
+#include "ext/table_names.h"
 
 namespace tuplekv::ext {
 
@@ -125,7 +126,8 @@ ConnectionRegistry::MemoryTable ConnectionRegistry::create_memory(const std::str
   ++generation_;
   MemoryEntry& e = memory_[key(schema, name)];
   if (e.uncertain) --uncertain_;
-  e = MemoryEntry{schema, name, MemoryTable{std::make_shared<MemoryStore>(), prefix}, false, declaration};
+  e = MemoryEntry{schema, name, MemoryTable{std::make_shared<MemoryStore>(), prefix}, false, declaration,
+                  0, file_of(schema)};
   if (sqlite3_get_autocommit(db_) == 0) e.table.store->note_made_in_transaction();
   return e.table;
 }
@@ -139,7 +141,8 @@ ConnectionRegistry::MemoryTable ConnectionRegistry::connect_memory(const std::st
       !declaration.empty() && !e.declaration.empty() && e.declaration != declaration;
   if (e.table.store == nullptr || other_table) {
     if (e.uncertain) --uncertain_;
-    e = MemoryEntry{schema, name, MemoryTable{std::make_shared<MemoryStore>(), prefix}, false, declaration};
+    e = MemoryEntry{schema, name, MemoryTable{std::make_shared<MemoryStore>(), prefix}, false, declaration,
+                    0, file_of(schema)};
   } else if (e.declaration.empty()) {
     e.declaration = declaration;
   }
@@ -202,7 +205,7 @@ Status ConnectionRegistry::rename_memory(const std::string& schema, const std::s
   }
   MemoryEntry& e = memory_[key(schema, to)];
   if (!e.uncertain) ++uncertain_;
-  e = MemoryEntry{schema, to, std::move(table), true, std::move(declaration), ++renames_};
+  e = MemoryEntry{schema, to, std::move(table), true, std::move(declaration), ++renames_, file_of(schema)};
   return Status::OK();
 }
 
@@ -223,7 +226,31 @@ bool ConnectionRegistry::table_exists(const std::string& schema, const std::stri
   return rc == SQLITE_ROW || rc == SQLITE_DONE;
 }
 
+std::string ConnectionRegistry::file_of(const std::string& schema) const {
+  const char* f = sqlite3_db_filename(db_, schema.c_str());
+  return f != nullptr ? f : "";
+}
+
+void ConnectionRegistry::forget_detached() {
+  // DETACH tells no virtual table. A database file detached may be
+  // attached again, its memory tables' rows with it; but a schema name
+  // attached to another file must not show this one's rows, and an
+  // in-memory database (no file name) once detached is gone for good.
+  std::erase_if(memory_, [&](const auto& entry) {
+    const MemoryEntry& e = entry.second;
+    const char* f = sqlite3_db_filename(db_, e.schema.c_str());
+    const bool gone = f == nullptr ? e.file.empty() : e.file != f;
+    if (gone && e.uncertain) --uncertain_;
+    return gone;
+  });
+  auto detached = [&](const std::string& k) {
+    return sqlite3_db_filename(db_, k.substr(0, k.find('\0')).c_str()) == nullptr;
+  };
+  std::erase_if(sqlite_stores_, [&](const auto& entry) { return detached(entry.first); });
+}
+
 void ConnectionRegistry::sweep() {
+  forget_detached();
   if (uncertain_ == 0 || sqlite3_get_autocommit(db_) == 0) return;
   std::vector<std::string> gone;
   // The name each store stays under: of those that exist, the latest
@@ -309,25 +336,11 @@ void ConnectionRegistry::rename_sqlite_store(const std::string& schema, const st
 }
 
 std::shared_ptr<ScanStats> ConnectionRegistry::find_stats(std::string_view qualified) const {
-  auto find = [&](std::string_view schema, std::string_view name) -> std::shared_ptr<ScanStats> {
-    auto it = stats_.find(key(schema, name));
-    return it == stats_.end() ? nullptr : it->second;
-  };
-  const size_t dot = qualified.find('.');
-  if (dot != std::string_view::npos) {
-    if (auto s = find(qualified.substr(0, dot), qualified.substr(dot + 1))) return s;
-  }
-  for (std::string_view schema : {"temp", "main"}) {
-    if (auto s = find(schema, qualified)) return s;
-  }
-  std::string suffix(1, '\0');
-  suffix += lower_ascii(qualified);
-  for (const auto& [k, s] : stats_) {
-    if (k.size() > suffix.size() && k.compare(k.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      return s;
-    }
-  }
-  return nullptr;
+  TableName table;
+  bool found = false;
+  if (!resolve_table_name(db_, qualified, &table, &found).ok() || !found) return nullptr;
+  auto it = stats_.find(key(table.schema, table.name));
+  return it == stats_.end() ? nullptr : it->second;
 }
 
 int ConnectionRegistry::register_functions(sqlite3* db, char** err) {

@@ -28,6 +28,12 @@
 // tables never share one store. Likewise a dropped table's rows come back
 // if another connection re-creates it alike before this one sweeps.
 //
+// DETACH tells no virtual table; the sweep looks at each schema's file. A
+// database file detached and attached again finds its memory tables' rows
+// as it left them; a schema name attached to another file starts them
+// empty; a detached in-memory database's stores are freed. Stores are kept
+// by schema name, so one file attached under two names has two.
+//
 // The static library and the loadable module each keep their own
 // registries: a connection should get tuplekv from one of them only.
 //
@@ -35,9 +41,10 @@
 // {"scans":S,"ranges":R,"rows":N,"writes":W,"range_clears":C}: xFilter
 // calls, key ranges or point lookups started, pairs read from the store,
 // pairs written or deleted, and DELETEs of whole ranges done as one
-// clear_range. With 'reset' it returns them and then sets them to zero. `name`
-// is `table` or `schema.table` (unqualified: temp, then main, then any
-// attached schema). Counters are per connection and start at zero when the
+// clear_range. With 'reset' it returns them and then sets them to zero.
+// `name` is `table` or `schema.table`: the table a statement naming it
+// would reach (ext/table_names.h), an error when that one is not open on
+// this connection. Counters are per connection and start at zero when the
 // table is first opened on it. It is meant for tests and for checking that
 // a query reads only its range.
 #ifndef TUPLEKV_EXT_MEMORY_REGISTRY_H_
@@ -105,14 +112,16 @@ class ConnectionRegistry {
   // after a ROLLBACK the sweep could not tell which rows belong to which
   // name.
   Status rename_memory(const std::string& schema, const std::string& from, const std::string& to);
-  // Forgets the uncertain names that do not exist in the schema. Does
-  // nothing inside a transaction.
+  // Forgets the memory stores of a schema now attached to another database
+  // file, or of a detached in-memory database; and, outside a transaction,
+  // the uncertain names that do not exist in the schema.
   void sweep();
 
   std::shared_ptr<ScanStats> stats(const std::string& schema, const std::string& name);
   void rename_stats(const std::string& schema, const std::string& from, const std::string& to);
   void drop_stats(const std::string& schema, const std::string& name);
-  // `table` or `schema.table`; null if unknown.
+  // The counters of the table `table` or `schema.table` names, as SQLite
+  // resolves it (ext/table_names.h); null if that table is not open here.
   std::shared_ptr<ScanStats> find_stats(std::string_view qualified) const;
 
   // The SQLite store of table `name`, one object for every virtual table
@@ -144,7 +153,10 @@ class ConnectionRegistry {
     bool uncertain = false;
     std::string declaration;
     uint64_t renamed_to = 0;  // when a rename gave it this name (renames_); 0: none
+    std::string file;         // sqlite3_db_filename() of its schema when opened
   };
+  std::string file_of(const std::string& schema) const;
+  void forget_detached();
   static std::string key(std::string_view schema, std::string_view name);
   bool table_exists(const std::string& schema, const std::string& name, bool* exists) const;
 

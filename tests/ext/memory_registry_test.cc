@@ -398,6 +398,61 @@ TEST(MemoryStore, ARenameOntoANameLeftUncertainInTheTransactionIsRefused) {
   EXPECT_EQ(rows_of("u"), (Rows{{"01"}}));
 }
 
+// DETACH tells no virtual table, so the registry checks each schema's file
+// when it next sweeps: a schema name attached to another file shows that
+// file's memory tables empty, and an in-memory database, gone once
+// detached, leaves nothing behind.
+TEST_F(TwoConnections, ASchemaNameAttachedToAnotherFileStartsItsMemoryTablesEmpty) {
+  {
+    Db maker(path_);
+    ASSERT_TRUE(maker.exec("CREATE VIRTUAL TABLE t USING tuplekv_kv(store=memory)"));
+  }
+  Db db;
+  ASSERT_TRUE(db.exec("ATTACH ':memory:' AS aux; CREATE VIRTUAL TABLE aux.t USING tuplekv_kv(store=memory);"
+                      "INSERT INTO aux.t VALUES (x'01', x'aa')"));
+  std::shared_ptr<ConnectionRegistry> registry = ConnectionRegistry::of(db.handle());
+  std::weak_ptr<MemoryStore> old = registry->connect_memory("aux", "t", "", "").store;
+  ASSERT_TRUE(db.exec("DETACH aux; ATTACH '" + path_ + "' AS aux"));
+  EXPECT_EQ(db.rows("SELECT hex(key) FROM aux.t"), Rows{});
+  EXPECT_TRUE(old.expired());
+  ASSERT_TRUE(db.exec("INSERT INTO aux.t VALUES (x'02', x'bb')"));
+  EXPECT_EQ(db.rows("SELECT hex(key) FROM aux.t"), (Rows{{"02"}}));
+}
+
+TEST(Sweep, ForgetsTheStoresOfADetachedInMemoryDatabase) {
+  Db db;
+  ASSERT_TRUE(db.exec("ATTACH ':memory:' AS aux; CREATE VIRTUAL TABLE aux.t USING tuplekv_kv(store=memory);"
+                      "INSERT INTO aux.t VALUES (x'01', x'aa')"));
+  std::shared_ptr<ConnectionRegistry> registry = ConnectionRegistry::of(db.handle());
+  std::weak_ptr<MemoryStore> store = registry->connect_memory("aux", "t", "", "").store;
+  // SQLite disconnects the detached table's objects before its next
+  // statement.
+  ASSERT_TRUE(db.exec("DETACH aux; SELECT 1"));
+  EXPECT_FALSE(store.expired());
+  registry->sweep();
+  EXPECT_TRUE(store.expired());
+}
+
+// tuplekv_stats finds the table SQLite would: among attached databases in
+// the order they were attached, never a detached one's, and a table of
+// main not yet opened here before another schema's that is.
+TEST(TuplekvStats, NamesResolveAsStatementsDo) {
+  Db db;
+  ASSERT_TRUE(db.exec("ATTACH ':memory:' AS zeta; ATTACH ':memory:' AS alpha;"
+                      "CREATE VIRTUAL TABLE alpha.t USING tuplekv_kv;"
+                      "CREATE VIRTUAL TABLE zeta.t USING tuplekv_kv;"
+                      "INSERT INTO zeta.t VALUES (x'01', x'aa')"));
+  EXPECT_EQ(stats(db, "'t'"), "0 0 0 1");
+  EXPECT_EQ(stats(db, "'alpha.t'"), "0 0 0 0");
+  ASSERT_TRUE(db.exec("DETACH zeta"));
+  EXPECT_EQ(db.error("SELECT tuplekv_stats('zeta.t')"),
+            "tuplekv_stats: no tuplekv table 'zeta.t' is open on this connection");
+  EXPECT_EQ(stats(db, "'t'"), "0 0 0 0");
+  ASSERT_TRUE(db.exec("CREATE TABLE main.t(x)"));
+  EXPECT_EQ(db.error("SELECT tuplekv_stats('t')"),
+            "tuplekv_stats: no tuplekv table 't' is open on this connection");
+}
+
 // tuplekv_docs tables and the tuplekv_leaves tables over them share one
 // SqliteStore per table name.
 TEST(SqliteStores, OneStorePerNameUntilAFreshOneReplacesIt) {
