@@ -444,13 +444,15 @@ int Writer::run(int argc, sqlite3_value** argv, sqlite3_int64* rowid_out) {
   }
 
   // Sized once per table: every column of w.row is set below before
-  // anything reads it, and `defaults` is all null between calls.
+  // anything reads it, and `defaults` is all null between calls. `values`
+  // is sized last: a resize that throws leaves it short, so the next write
+  // sizes them all again.
   if (w.values.size() != n) {
-    w.values.resize(n);
     w.text_bufs.resize(n);
     w.cells.resize(n);
     w.row.resize(n);
     w.defaults.assign(n, nullptr);
+    w.values.resize(n);
   }
   struct FreeDefaults {
     TableVtab::WriteScratch* w;
