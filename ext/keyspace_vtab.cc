@@ -451,9 +451,11 @@ Status PairTable::open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& re
   sqlite3_vtab_config(db, SQLITE_VTAB_CONSTRAINT_SUPPORT, 1);
   sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
 
+  // argv first: the sweep runs a query, and should it fail SQLite may
+  // reset the schema, which frees the CREATE statement argv points into.
+  const std::string declaration = options.memory ? ConnectionRegistry::declaration_of(argc, argv) : "";
   registry->sweep();
   if (options.memory) {
-    const std::string declaration = ConnectionRegistry::declaration_of(argc, argv);
     ConnectionRegistry::MemoryTable m = create ? registry->create_memory(schema, name, prefix, declaration)
                                                : registry->connect_memory(schema, name, prefix, declaration);
     store = std::move(m.store);
@@ -919,7 +921,9 @@ int pair_destroy(sqlite3_vtab* vtab) noexcept {
   return guard_vtab(vtab, [&] {
     PairTable* t = as_table(vtab);
     const Status s = t->destroy();
-    if (!s.ok()) return set_vtab_error(vtab, s);
+    // SQLite reads no message after xDestroy, and would free none: the
+    // code alone, so that nothing is left to leak.
+    if (!s.ok()) return sqlite_code(s);
     delete t;
     return SQLITE_OK;
   });

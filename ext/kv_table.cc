@@ -92,9 +92,11 @@ Status KvTable::open(sqlite3* d, const std::shared_ptr<ConnectionRegistry>& reg,
   // trigger or view can do no harm beyond what the schema's author wrote.
   sqlite3_vtab_config(db, SQLITE_VTAB_INNOCUOUS);
 
+  // argv first: the sweep runs a query, and should it fail SQLite may
+  // reset the schema, which frees the CREATE statement argv points into.
+  const std::string declaration = options.memory ? ConnectionRegistry::declaration_of(argc, argv) : "";
   registry->sweep();
   if (options.memory) {
-    const std::string declaration = ConnectionRegistry::declaration_of(argc, argv);
     ConnectionRegistry::MemoryTable m = create ? registry->create_memory(schema, name, prefix, declaration)
                                                : registry->connect_memory(schema, name, prefix, declaration);
     store = std::move(m.store);
