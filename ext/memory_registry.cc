@@ -185,27 +185,33 @@ Status ConnectionRegistry::drop_memory(const std::string& schema, const std::str
 Status ConnectionRegistry::rename_memory(const std::string& schema, const std::string& from,
                                          const std::string& to) {
   ++generation_;
-  // Outside an explicit transaction this settles what earlier statements
-  // left uncertain.
-  sweep();
-  auto it = memory_.find(key(schema, from));
+  const std::string from_key = key(schema, from);
+  const std::string to_key = key(schema, to);
+  auto it = memory_.find(from_key);
   if (it == memory_.end()) return Status::OK();
-  auto held = memory_.find(key(schema, to));
-  if (held != memory_.end() && held->second.uncertain && held->second.table.store != it->second.table.store) {
+  // Outside an explicit transaction a store still kept under `to` is a
+  // dropped table's whose statement has ended: SQLite would not rename onto
+  // a table that exists.
+  auto held = memory_.find(to_key);
+  if (held != memory_.end() && held->second.uncertain &&
+      held->second.table.store != it->second.table.store && sqlite3_get_autocommit(db_) == 0) {
     return Status::Native(StatusCode::kBusy, SQLITE_LOCKED,
                           "cannot rename store=memory table " + from + " to " + to +
                               " in the transaction that dropped or renamed the table " + to +
                               ": a rollback could not give each table its rows back; COMMIT first");
   }
-  MemoryTable table = it->second.table;
-  std::string declaration = it->second.declaration;
+  // Everything that allocates first: a rename that fails part way must
+  // leave the entries as they were.
+  MemoryEntry moved{schema, to, it->second.table, true, it->second.declaration, renames_ + 1,
+                    file_of(schema)};
+  MemoryEntry& e = memory_[to_key];
+  ++renames_;
   if (!it->second.uncertain) {
     it->second.uncertain = true;
     ++uncertain_;
   }
-  MemoryEntry& e = memory_[key(schema, to)];
   if (!e.uncertain) ++uncertain_;
-  e = MemoryEntry{schema, to, std::move(table), true, std::move(declaration), ++renames_, file_of(schema)};
+  e = std::move(moved);
   return Status::OK();
 }
 
