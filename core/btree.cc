@@ -404,11 +404,13 @@ struct BTree::Path {
   int depth = 0;
 };
 
-BTree::BTree() : root_(new Node), head_(root_), tail_(root_) {
+BTree::BTree() : root_(nullptr), head_(nullptr), tail_(nullptr) {
   // release_node() runs in the middle of a rebalance, where a failed
   // allocation would leave the tree half changed: its push_back must not
-  // allocate.
+  // allocate. Reserved before the root is made, so that a failure here
+  // leaks nothing (no destructor runs for a constructor that throws).
   spare_inner_.reserve(kSpareInnerMax);
+  root_ = head_ = tail_ = new Node;
 }
 
 BTree::~BTree() {

@@ -1,6 +1,7 @@
 // SqliteDocCache: statements over "<name>_json" (see docs_cache.h).
 #include "ext/docs_cache.h"
 
+#include <memory>
 #include <utility>
 
 #include "ext/errors.h"
@@ -13,8 +14,8 @@ constexpr unsigned kPrepareFlags = SQLITE_PREPARE_PERSISTENT | SQLITE_PREPARE_NO
 // An sqlite3_mprintf result as a std::string; false when out of memory.
 bool format(char* text, std::string* out) {
   if (text == nullptr) return false;
+  const std::unique_ptr<char, void (*)(void*)> owned(text, sqlite3_free);  // if assign throws
   out->assign(text);
-  sqlite3_free(text);
   return true;
 }
 
@@ -89,25 +90,28 @@ struct SqliteDocCache::Statements {
 Status SqliteDocCache::create_table(sqlite3* db, const std::string& schema,
                                     const std::string& name) {
   TUPLEKV_ASSIGN_OR_RETURN(const std::string table, quoted_table(schema, name));
-  return exec(db,
-              sqlite3_mprintf("CREATE TABLE %s(id BLOB PRIMARY KEY, doc TEXT)", table.c_str()),
-              "cannot create " + table);
+  // The message first: made in the call, it could throw with the SQL text
+  // allocated and not yet owned.
+  const std::string what = "cannot create " + table;
+  return exec(db, sqlite3_mprintf("CREATE TABLE %s(id BLOB PRIMARY KEY, doc TEXT)", table.c_str()),
+              what);
 }
 
 Status SqliteDocCache::drop_table(sqlite3* db, const std::string& schema,
                                   const std::string& name) {
   TUPLEKV_ASSIGN_OR_RETURN(const std::string table, quoted_table(schema, name));
-  return exec(db, sqlite3_mprintf("DROP TABLE IF EXISTS %s", table.c_str()),
-              "cannot drop " + table);
+  const std::string what = "cannot drop " + table;
+  return exec(db, sqlite3_mprintf("DROP TABLE IF EXISTS %s", table.c_str()), what);
 }
 
 Status SqliteDocCache::rename_table(sqlite3* db, const std::string& schema,
                                     const std::string& old_name, const std::string& new_name) {
   TUPLEKV_ASSIGN_OR_RETURN(const std::string table, quoted_table(schema, old_name));
+  const std::string what = "cannot rename " + table;
   return exec(db,
               sqlite3_mprintf("ALTER TABLE %s RENAME TO \"%w_%s\"", table.c_str(),
                               new_name.c_str(), kShadowSuffix),
-              "cannot rename " + table);
+              what);
 }
 
 Status SqliteDocCache::table_exists(sqlite3* db, const std::string& schema,

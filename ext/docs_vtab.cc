@@ -879,7 +879,9 @@ int docs_destroy(sqlite3_vtab* vtab) noexcept {
   return guard_vtab(vtab, [&] {
     auto* t = static_cast<DocsTable*>(vtab);
     const Status s = t->destroy();
-    if (!s.ok()) return set_vtab_error(vtab, s);
+    // SQLite reads no message after xDestroy, and would free none: the
+    // code alone, so that nothing is left to leak.
+    if (!s.ok()) return sqlite_code(s);
     delete t;
     return SQLITE_OK;
   });

@@ -588,7 +588,9 @@ int kv_destroy(sqlite3_vtab* vtab) noexcept {
     KvTable* t = as_table(vtab);
     const Status s = t->destroy();
     // On failure SQLite keeps the table (and this object) alive.
-    if (!s.ok()) return set_vtab_error(vtab, s);
+    // SQLite reads no message after xDestroy, and would free none: the
+    // code alone, so that nothing is left to leak.
+    if (!s.ok()) return sqlite_code(s);
     delete t;
     return SQLITE_OK;
   });

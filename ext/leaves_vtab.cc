@@ -66,6 +66,8 @@ Status docs_definition(sqlite3* db, const std::string& schema, const std::string
     return Status::Native(StatusCode::kIOError, rc, module + ": cannot read the schema: " +
                                                         sqlite3_errmsg(db));
   }
+  // Finalized however this ends: copying the row may throw.
+  const std::unique_ptr<sqlite3_stmt, int (*)(sqlite3_stmt*)> finalize(stmt, sqlite3_finalize);
   sqlite3_bind_text(stmt, 1, docs_name.c_str(), -1, SQLITE_TRANSIENT);
   std::string text;
   rc = sqlite3_step(stmt);
@@ -73,7 +75,6 @@ Status docs_definition(sqlite3* db, const std::string& schema, const std::string
     text = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
     *spelled = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 1));
   }
-  sqlite3_finalize(stmt);
   if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
     return Status::Native(StatusCode::kIOError, rc, module + ": cannot read the schema");
   }
