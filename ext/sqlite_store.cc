@@ -382,6 +382,9 @@ struct SqliteStoreState {
   // of it, so nothing more is written until a rollback says how much.
   // Reads stay right: the batch still overrides the table.
   Status apply_failed;
+  // The SQLite savepoint whose savepoint() failed to apply the batch, or
+  // -1: rolling back to it must keep the batch, all written before it.
+  int unapplied_at = -1;
   bool applying = false;
   std::vector<const WriteBatch::Entry*> sorted;  // apply()'s scratch
   std::vector<const WriteBatch::Entry*> removed;
@@ -418,6 +421,7 @@ struct SqliteStoreState {
     batch.reset();
     absent.clear();
     apply_failed = Status::OK();
+    unapplied_at = -1;
   }
 
   // `flags` other than kPrepareFlags: statements that must reach a
@@ -1122,7 +1126,13 @@ Status SqliteStore::rollback() {
 }
 
 Status SqliteStore::savepoint(int n) {
-  if (n != kStatementLevel) return impl_->apply();
+  if (n != kStatementLevel) {
+    // Set first: apply() may also fail by throwing.
+    impl_->unapplied_at = n;
+    const Status s = impl_->apply();
+    if (s.ok()) impl_->unapplied_at = -1;
+    return s;
+  }
   if (!impl_->batched()) return Status::OK();
   TUPLEKV_RETURN_IF_ERROR(impl_->before_write());
   impl_->batch.mark();
@@ -1139,6 +1149,15 @@ Status SqliteStore::rollback_to(int n) {
   // Not for a statement inside apply() (none has a journal, so none
   // should): what the batch holds was written before it began.
   if (impl_->applying) return Status::OK();
+  if (n == impl_->unapplied_at) {
+    // The savepoint could not apply the batch, which earlier statements
+    // wrote: it stays, for a later apply() to try again. apply() may run
+    // over a batch it applied in part: its delete pass finds those keys
+    // gone and its insert pass is OR IGNORE, over keys it deleted first.
+    impl_->unapplied_at = -1;
+    impl_->apply_failed = Status::OK();
+    return Status::OK();
+  }
   if (n == kStatementLevel) {
     // The shadow table has not changed since the mark (the limit waited).
     impl_->batch.undo_to_mark();
@@ -1173,6 +1192,10 @@ Status SqliteStoreState::apply() {
   const size_t last = keeps_count ? static_cast<size_t>(count) : added.size();
   const size_t first = added.size() - last;
   applying = true;
+  struct Applying {  // cleared however the runs end, a throw included
+    bool* flag;
+    ~Applying() { *flag = false; }
+  } applying_until_return{&applying};
   Status t = run_apply(kApplyDelete, removed.data(), removed.size(), false);
   if (t.ok()) t = run_apply(kApplyInsert, added.data(), first, false);
   if (t.ok()) t = run_apply(kApplyInsert, added.data() + first, last, keeps_count);

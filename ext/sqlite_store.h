@@ -36,7 +36,9 @@
 // savepoint, at sync() (xSync, before the commit), when it holds more than
 // batch_limit bytes, and before clear_range() and renamed(). rollback() and
 // rollback_to() drop it: everything in it was written after the newest
-// savepoint, which applied the rest. The one exception is
+// savepoint, which applied the rest; unless that savepoint failed to apply
+// it, when rolling back to it keeps the batch for the next apply. The one
+// exception is
 // kStatementLevel (core/store.h), a statement's own mark: it applies the
 // batch only when over the limit, then marks the batch, and rolling back
 // to it undoes the batch's writes since (WriteBatch::mark); while it
