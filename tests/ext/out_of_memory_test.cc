@@ -195,8 +195,13 @@ std::string content(sqlite3* db) {
                      "SELECT name, sql LIKE '%USING tuplekv_table%' FROM sqlite_schema "
                      "WHERE type = 'table' ORDER BY name",
                      -1, &stmt, nullptr);
+  // Inside a transaction a shadow table may lag behind its table (write
+  // batching applies at savepoints and commit), by more or less: only the
+  // tables themselves are compared then.
+  const bool in_transaction = sqlite3_get_autocommit(db) == 0;
   while (sqlite3_step(stmt) == SQLITE_ROW) {
     const std::string name = reinterpret_cast<const char*>(sqlite3_column_text(stmt, 0));
+    if (in_transaction && name.ends_with("_kv")) continue;
     out += name + ":\n" + show(db, "SELECT * FROM \"" + name + "\" ORDER BY 1, 2");
     if (sqlite3_column_int(stmt, 1) != 0) out += show(db, "SELECT tuplekv_check('" + name + "')");
   }
@@ -501,15 +506,14 @@ TEST_P(OutOfMemoryTest, RangeAndInListSelectGivesAllItsRowsOrAnError) {
 
 // A failure inside the transaction undoes only its statement (or, if SQLite
 // rolls back, the transaction); either way the rest then commits as usual.
-// The statement after the UPDATE follows a ROLLBACK TO: a statement whose
-// savepoint fails to apply the batch of earlier statements loses that
-// batch (an open defect of the SQLite store's write batching,
-// ext/sqlite_store.cc).
+// The second UPDATE's writes are still held back by a store that batches
+// them when the next statement's savepoint fails to apply them: they must
+// survive it.
 TEST_P(OutOfMemoryTest, TransactionWithSavepointEndsAsWithoutFailures) {
   const Module& m = GetParam();
-  expect_survives_allocation_failures(created(), std::string("BEGIN;") + m.insert +
-                                                     "; SAVEPOINT s;" + m.update +
-                                                     "; ROLLBACK TO s;" + m.remove + "; COMMIT");
+  expect_survives_allocation_failures(
+      created(), std::string("BEGIN;") + m.insert + "; SAVEPOINT s;" + m.update +
+                     "; ROLLBACK TO s;" + m.update + ";" + m.remove + "; COMMIT");
 }
 
 TEST_P(OutOfMemoryTest, RenameIsAllOrNothing) {
