@@ -177,8 +177,10 @@ struct PairTable : sqlite3_vtab {
     return store->release(n < 0 ? 0 : n);
   }
   Status rollback_to(int n) {
-    // Deferred deletes are applied first so the store's undo covers them.
-    (void)flush_deletes();
+    // Deletes still deferred belong to the statement being undone. Not
+    // applied then undone: SQLite has rolled its shadow table back before
+    // it calls here, so a SQLite store would keep them.
+    discard_deletes();
     if (n >= 0) return store->rollback_to(n);
     TUPLEKV_RETURN_IF_ERROR(store->rollback());
     return store->begin();
