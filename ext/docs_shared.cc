@@ -93,6 +93,10 @@ Status result_id(sqlite3_context* ctx, BytesView element) {
   return result_element(ctx, v);
 }
 
+Status damaged_after(BytesView doc) {
+  return Status::Corruption("a key goes on from the id " + to_hex(doc) + " with 0xff");
+}
+
 Status split_doc(model::DocsMode mode, BytesView rest, BytesView* doc, BytesView* after) {
   if (mode == model::DocsMode::kMerge) {
     *doc = BytesView();

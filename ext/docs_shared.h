@@ -68,6 +68,10 @@ Status result_id(sqlite3_context* ctx, BytesView element);
 // element (documents mode; empty in merge mode) and the rest.
 Status split_doc(model::DocsMode mode, BytesView rest, BytesView* doc, BytesView* after);
 
+// kCorruption for a key met past document `doc`'s keys (its id, then
+// 0xFF) in a full scan: no element begins with 0xFF.
+Status damaged_after(BytesView doc);
+
 // xBestIndex of both modules: `n` equality-constrained columns, each with
 // its idxNum bit and idxStr name; the one with `id_bit` is re-checked by
 // SQLite (2 = 2.0), the others are exact. Costs: a document by id < its

@@ -759,6 +759,10 @@ struct DocsCursor : sqlite3_vtab_cursor {
     BytesView doc, rest;
     TUPLEKV_RETURN_IF_ERROR(
         split_doc(DocsMode::kDocuments, scan_->key().substr(t->prefix.size()), &doc, &rest));
+    // Past the last document's keys, a key that starts with its id again
+    // goes on with 0xFF, which begins no element: damage, not a document
+    // (and reading it as one would stand the scan here for ever).
+    if (!doc_.empty() && doc == BytesView(doc_)) return damaged_after(doc);
     bool present = false;
     const Bytes id(doc);
     TUPLEKV_RETURN_IF_ERROR(load(id, &present));

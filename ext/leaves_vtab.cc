@@ -531,6 +531,9 @@ struct LeavesCursor : sqlite3_vtab_cursor {
         BytesView d, rest;
         TUPLEKV_RETURN_IF_ERROR(
             split_doc(DocsMode::kDocuments, scan_->key().substr(view_->prefix.size()), &d, &rest));
+        // As in docs_vtab.cc: a key past the last document's that starts
+        // with its id again is damage, and would stand the scan there.
+        if (!doc_started_.empty() && d == BytesView(doc_started_)) return damaged_after(d);
         doc.assign(d);
         doc_started_ = doc;
       } else {

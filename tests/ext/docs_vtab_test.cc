@@ -697,6 +697,23 @@ TEST(DocsLimitsTest, ARenameThatWouldTakeAKeyPastTheLimitIsRefused) {
   EXPECT_EQ(db.value("SELECT max(length(k)) FROM e_kv"), "10000");
 }
 
+// A key past a document's keys that starts with its id again (the id, then
+// 0xFF) is damage: a full scan of the documents or of their leaves reports
+// it, where reading it as that document again would stand the scan there.
+TEST(DocsDamageTest, AKeyGoingOnFromAnIdWithFFIsReportedNotReadForEver) {
+  Db db;
+  ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs(cache=0);"
+                      "CREATE VIRTUAL TABLE l USING tuplekv_leaves(d);"
+                      "INSERT INTO d(id, doc) VALUES (1, '{\"x\":1}'), (2, '{\"y\":2}');"
+                      "INSERT INTO d_kv VALUES (x'0264001501ff01', x'')"));
+  EXPECT_EQ(db.error_code("SELECT id, doc FROM d"), SQLITE_CORRUPT_VTAB);
+  EXPECT_EQ(db.error("SELECT id, doc FROM d"),
+            "tuplekv_docs: corrupt store of d: a key goes on from the id 1501 with 0xff");
+  EXPECT_EQ(db.error_code("SELECT id, path FROM l") & 0xff, SQLITE_CORRUPT);
+  // Lookups by id read only their own subtree.
+  EXPECT_EQ(db.value("SELECT doc FROM d WHERE id = 2"), "{\"y\":2}");
+}
+
 TEST(DocsTableTest, RenameAndDropAndLoadExtension) {
   Db db(":memory:", Load::kLoadExtension);
   ASSERT_TRUE(db.exec("CREATE VIRTUAL TABLE d USING tuplekv_docs; INSERT INTO d(doc) VALUES ('[1]')"));
