@@ -10,6 +10,7 @@
 // versionstamps, nested tuples with the 1-tuple's trailing comma, user types,
 // and repr_packed()'s hex for bytes that do not unpack.
 #include "core/tuple.h"
+#include "tests/core/tuple_makers.h"
 
 #include <gtest/gtest.h>
 
@@ -26,19 +27,7 @@
 namespace tuplekv {
 namespace {
 
-TupleValue Null() { return TupleValue::null(); }
-TupleValue I(int64_t v) { return TupleValue::int64(v); }
-TupleValue S(std::string_view s) { return TupleValue::string(s); }
-TupleValue B(std::string_view s) { return TupleValue::bytes(s); }
-TupleValue N(Tuple t) { return TupleValue::nested(std::move(t)); }
-TupleValue D(double d) { return TupleValue::float64(d); }
-TupleValue F(float f) { return TupleValue::float32(f); }
-TupleValue Bool(bool b) { return TupleValue::boolean(b); }
-TupleValue Big(std::string_view decimal) {
-  Result<BigInt> b = BigInt::from_decimal(decimal);
-  EXPECT_TRUE(b.ok()) << decimal;
-  return TupleValue::integer(b.ok() ? *b : BigInt());
-}
+using namespace tuple_makers;
 // Twelve bytes written as hex, spaces allowed.
 TupleValue Stamp(std::string_view spaced_hex) {
   std::string hex;

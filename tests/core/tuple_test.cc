@@ -4,6 +4,7 @@
 // value order on their own are pinned in tuple_value_test.cc, repr() in
 // tuple_repr_test.cc.
 #include "core/tuple.h"
+#include "tests/core/tuple_makers.h"
 
 #include <gtest/gtest.h>
 
@@ -37,19 +38,7 @@ std::string packed_hex(const Tuple& t) {
 
 std::string spec_hex(std::string_view spaced) { return to_hex(H(spaced)); }
 
-TupleValue Null() { return TupleValue::null(); }
-TupleValue I(int64_t v) { return TupleValue::int64(v); }
-TupleValue S(std::string_view s) { return TupleValue::string(s); }
-TupleValue B(std::string_view s) { return TupleValue::bytes(s); }
-TupleValue N(Tuple t) { return TupleValue::nested(std::move(t)); }
-TupleValue D(double d) { return TupleValue::float64(d); }
-TupleValue F(float f) { return TupleValue::float32(f); }
-TupleValue Bool(bool b) { return TupleValue::boolean(b); }
-TupleValue Big(std::string_view decimal) {
-  Result<BigInt> b = BigInt::from_decimal(decimal);
-  EXPECT_TRUE(b.ok()) << decimal;
-  return TupleValue::integer(b.ok() ? *b : BigInt());
-}
+using namespace tuple_makers;
 TupleValue Stamp(std::string_view spaced_hex) {
   const Bytes b = H(spaced_hex);
   Versionstamp v{};

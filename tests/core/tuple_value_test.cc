@@ -7,6 +7,7 @@
 // prefix before its extensions. The expected orders here come from the spec
 // alone; that compare() agrees with the packed bytes is tuple_test.cc's job.
 #include "core/tuple.h"
+#include "tests/core/tuple_makers.h"
 
 #include <gtest/gtest.h>
 
@@ -24,19 +25,7 @@ namespace {
 constexpr int64_t kMin64 = std::numeric_limits<int64_t>::min();
 constexpr int64_t kMax64 = std::numeric_limits<int64_t>::max();
 
-TupleValue Null() { return TupleValue::null(); }
-TupleValue I(int64_t v) { return TupleValue::int64(v); }
-TupleValue S(std::string_view s) { return TupleValue::string(s); }
-TupleValue B(std::string_view s) { return TupleValue::bytes(s); }
-TupleValue N(Tuple t) { return TupleValue::nested(std::move(t)); }
-TupleValue D(double d) { return TupleValue::float64(d); }
-TupleValue F(float f) { return TupleValue::float32(f); }
-TupleValue Bool(bool b) { return TupleValue::boolean(b); }
-TupleValue Big(std::string_view decimal) {
-  Result<BigInt> b = BigInt::from_decimal(decimal);
-  EXPECT_TRUE(b.ok()) << decimal;
-  return TupleValue::integer(b.ok() ? *b : BigInt());
-}
+using namespace tuple_makers;
 // +-(2^2040 - 1), the widest integer a tuple holds (255 bytes of magnitude).
 TupleValue Widest(bool negative) {
   return TupleValue::integer(*BigInt::from_magnitude(std::string(255, '\xff'), negative));
