@@ -20,29 +20,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/ext/kv_fixture.h"
 #include "tests/testutil.h"
 
 namespace tuplekv::testing {
 namespace {
 
-std::string create_sql(const std::string& table, const std::string& store,
-                       const std::string& more = "") {
-  std::string sql = "CREATE VIRTUAL TABLE " + table + " USING tuplekv_kv(store=" + store;
-  if (!more.empty()) sql += ", " + more;
-  return sql + ")";
-}
-
-Rows snapshot(Db& db, const std::string& table = "t") {
-  return db.rows("SELECT hex(key), hex(value) FROM " + table + " ORDER BY key");
-}
-
-class KvTest : public ::testing::TestWithParam<std::string> {
- protected:
-  void SetUp() override { ASSERT_TRUE(db.exec(create_sql("t", store()))); }
-  const std::string& store() const { return GetParam(); }
-  bool memory() const { return store() == "memory"; }
-  Db db;
-};
+class KvTest : public KvFixture {};
 
 INSTANTIATE_TEST_SUITE_P(Stores, KvTest, ::testing::Values("sqlite", "memory"),
                          [](const auto& info) { return info.param; });
