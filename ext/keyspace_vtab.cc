@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cstring>
+#include <limits>
+#include <new>
 #include <string_view>
 #include <string>
 #include <utility>
@@ -190,7 +192,11 @@ struct PairCursor : sqlite3_vtab_cursor {
   Bytes point_value_;
   Bytes raw_buf_;
   BytesView a_, b_;  // packed elements of the current key
-  uint64_t entries_ = 0;  // met by this filter, for DELETE BY RANGE
+  // For DELETE BY RANGE: entries met by this filter, and those of them
+  // whose `raw` SQLite read, once each.
+  uint64_t entries_ = 0;
+  uint64_t keyed_ = 0;
+  bool keyed_this_entry_ = false;
 };
 
 Status PairCursor::expand_equal_args() {
@@ -220,11 +226,12 @@ Status PairCursor::expand_equal_args() {
 Status PairCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_value** argv) {
   PairTable* t = table();
   // A new read must see every delete made before it.
-  TUPLEKV_RETURN_IF_ERROR(t->take_deferred_error());
+  TUPLEKV_RETURN_IF_ERROR(t->unfinished());
   TUPLEKV_RETURN_IF_ERROR(t->flush_deletes());
   ++t->stats->scans;
   eof_ = true;
   entries_ = 0;
+  keyed_ = 0;
   order_ = idx_num & kIdxOrderMask;
   if (order_ >= static_cast<int>(t->plans.size())) {
     return Status::Internal("tuplekv internal error: key order " + std::to_string(order_));
@@ -281,7 +288,10 @@ Status PairCursor::on_pair(bool* entry) {
   ++t->stats->rows;
   const BytesView key = point_ ? BytesView(point_key_) : scan_->key();
   TUPLEKV_RETURN_IF_ERROR(t->spec.model->split(order_, key, &a_, &b_, entry));
-  if (*entry) ++entries_;
+  if (*entry) {
+    ++entries_;
+    keyed_this_entry_ = false;
+  }
   return Status::OK();
 }
 
@@ -313,7 +323,7 @@ Status PairCursor::open_range() {
     TUPLEKV_RETURN_IF_ERROR(scan_->status());
   }
   eof_ = true;
-  if (!point_) t->scan_completed(this, order_, spec_, entries_);
+  if (!point_) t->scan_completed(this, order_, spec_, entries_, keyed_);
   return Status::OK();
 }
 
@@ -372,6 +382,10 @@ int PairCursor::column(sqlite3_context* ctx, int i) {
       }
     }
   } else if (i == t->raw_column()) {
+    if (!keyed_this_entry_) {
+      keyed_this_entry_ = true;
+      ++keyed_;
+    }
     t->spec.model->raw_key(a_, b_, &raw_buf_);
     result_blob(ctx, raw_buf_);
   } else {
@@ -587,21 +601,32 @@ int PairTable::duplicate(int on_conflict) {
 // reads every matching row to the end, then xUpdate deletes them one at a
 // time (observed order: xFilter, the rows, the deletes, xClose). A whole
 // row is one key range, so the deletes are held back while they fall
-// inside the ranges the finished scan read; when as many have arrived as
-// the scan met, the ranges are read once more and, if they hold exactly
-// the deleted keys and nothing else, each is cleared with one clear_range
-// (the other key order of layout=both / reverse=1 is cleared key by key).
-// Anything else -- a key outside, another read or write, a savepoint,
-// commit, the cursor closing -- applies the held deletes one by one first,
-// so every observer sees the same data as with immediate deletes. The check
-// at the end makes the range clear exact whatever SQLite filtered (a WHERE
-// term it did not offer to xBestIndex keeps some rows).
+// inside the ranges the finished scan read. How many will come: SQLite
+// reads a row's `raw`, the key it deletes by, once the WHERE clause has
+// passed the row, so the scan counts the entries whose `raw` was read.
+// When that many deletes have arrived (in xUpdate, where a failure fails
+// the statement) the held deletes are applied: if they are every entry the
+// scan met and a second read of the ranges finds exactly their keys, each
+// range is cleared with one clear_range (the other key order of
+// layout=both / reverse=1 key by key); else one by one. Anything else -- a
+// key outside, another read or write, a savepoint, commit -- applies the
+// held deletes one by one first, so every observer sees the same data as
+// with immediate deletes.
+//
+// Held deletes that fail to apply leave the statement half done: the
+// table is marked unfinished (keyspace_vtab.h) until a rollback undoes the
+// statement. Deletes are still held when the cursor closes only if fewer
+// came than `raw`s were read (a term on `raw` that SQLite checks itself,
+// a read of `raw` by another statement). SQLite reads no error from
+// xClose, so a failure there fails the statement at its end: at xSync in
+// autocommit mode, at the release of its savepoint in a transaction (and
+// SQLite then rolls the transaction back).
 
 void PairTable::scan_completed(const PairCursor* cursor, int order, const ScanSpec& ranges,
-                               uint64_t entries) {
+                               uint64_t entries, uint64_t keyed) {
   if (!pending_deletes_.empty()) return;  // flushed at the next write
   completed_scan_.cursor = nullptr;
-  if (entries < 2) return;  // one point delete is as cheap
+  if (keyed < 2) return;  // one point delete is as cheap
   for (size_t i = 0; i < ranges.size(); ++i) {
     if (ranges[i].unbounded_end()) return;
   }
@@ -610,13 +635,39 @@ void PairTable::scan_completed(const PairCursor* cursor, int order, const ScanSp
   completed_scan_.cursor = cursor;
   completed_scan_.order = order;
   completed_scan_.entries = entries;
+  completed_scan_.keyed = keyed;
 }
 
 void PairTable::cursor_closed(const PairCursor* cursor) {
   if (completed_scan_.cursor != cursor) return;
-  Status s = flush_deletes();
-  // No caller to tell: the next read, write or commit of this table fails.
-  if (!s.ok() && deferred_error.ok()) deferred_error = std::move(s);
+  bool undone = false;
+  const Status s = apply_held_deletes(&undone);
+  if (s.ok()) return;
+  if (!undone) {
+    mark_unfinished(s);
+    return;
+  }
+  // SQLite rolled back from inside the failing store statement, undoing
+  // the DELETE after it had succeeded: nothing is unfinished, but its
+  // caller must hear that it did not happen.
+  try {
+    lost_delete_ =
+        s.with_context("a DELETE from " + name + " that reported success was rolled back");
+  } catch (const std::bad_alloc&) {
+    lost_delete_ = Status::NoMemory();
+  }
+}
+
+Status PairTable::unfinished() {
+  if (!lost_delete_.ok()) return std::exchange(lost_delete_, Status::OK());
+  if (unfinished_.ok()) return Status::OK();
+  return unfinished_.with_context("cannot use " + name +
+                                  " until a rollback undoes a DELETE that stopped part-way");
+}
+
+Status PairTable::unfinished_at_commit() const {
+  if (unfinished_.ok()) return Status::OK();
+  return unfinished_.with_context("a DELETE from " + name + " stopped part-way");
 }
 
 void PairTable::discard_deletes() {
@@ -624,15 +675,67 @@ void PairTable::discard_deletes() {
   pending_deletes_.clear();
 }
 
+void PairTable::mark_unfinished(const Status& s) {
+  if (!unfinished_.ok()) return;
+  unfinished_depth_ = savepoint_depth_;
+  try {
+    unfinished_ = s;
+  } catch (const std::bad_alloc&) {
+    unfinished_ = Status::NoMemory();  // short enough not to allocate
+  }
+}
+
+PairTable::UndoWatch PairTable::watch_undo() {
+  lowest_rollback_to_ = std::numeric_limits<int>::max();
+  return UndoWatch{rollbacks_, savepoint_depth_};
+}
+
+bool PairTable::undone_since(const UndoWatch& w) const {
+  return rollbacks_ != w.rollbacks || lowest_rollback_to_ < w.depth;
+}
+
+namespace {
+
+// Held deletes go to the store through these; bad_alloc becomes a status
+// so that the caller can mark the table before reporting it.
+template <typename Apply>
+Status catching_bad_alloc(Apply&& apply) {
+  try {
+    return apply();
+  } catch (const std::bad_alloc&) {
+    return Status::NoMemory();
+  }
+}
+
+}  // namespace
+
 Status PairTable::flush_deletes() {
+  bool undone = false;
+  const Status s = apply_held_deletes(&undone);
+  if (!s.ok() && !undone) mark_unfinished(s);
+  return s;
+}
+
+// The held keys leave pending_deletes_ before the store sees them: a store
+// statement can call back into this table's hooks (a savepoint of its
+// own, a rollback), which must find nothing held.
+Status PairTable::apply_held_deletes(bool* undone) {
   completed_scan_.cursor = nullptr;
   if (pending_deletes_.empty()) return Status::OK();
   std::vector<Bytes> keys;
   keys.swap(pending_deletes_);
+  const int order = completed_scan_.order;
+  const UndoWatch watch = watch_undo();
+  const Status s = catching_bad_alloc([&] { return erase_each(order, keys); });
+  *undone = undone_since(watch);
+  return s;
+}
+
+Status PairTable::erase_each(int order, const std::vector<Bytes>& keys) {
   for (const Bytes& k : keys) {
     BytesView a, b;
     bool entry = false;
-    TUPLEKV_RETURN_IF_ERROR(spec.model->split(completed_scan_.order, k, &a, &b, &entry));
+    TUPLEKV_RETURN_IF_ERROR(spec.model->split(order, k, &a, &b, &entry));
     if (!entry) continue;
     TUPLEKV_RETURN_IF_ERROR(spec.model->erase(a, b));
     ++stats->writes;
@@ -641,30 +744,40 @@ Status PairTable::flush_deletes() {
 }
 
 bool PairTable::defer_delete(BytesView a, BytesView b, Status* s) {
-  const CompletedScan& c = completed_scan_;
+  CompletedScan& c = completed_scan_;
   if (c.cursor == nullptr) return false;
   spec.model->key_in_order(c.order, a, b, &order_key_);
   bool inside = false;
   for (const KeyRange& r : c.ranges) inside = inside || r.contains(order_key_);
   if (!inside) return false;
   pending_deletes_.push_back(order_key_);
-  if (pending_deletes_.size() == c.entries) *s = apply_range_delete();
+  if (pending_deletes_.size() < c.keyed) return true;
+  // The last delete of the statement: apply them all. Out of the table
+  // first, as in apply_held_deletes().
+  std::vector<Bytes> keys;
+  keys.swap(pending_deletes_);
+  CompletedScan scan = std::move(c);
+  c.cursor = nullptr;
+  const UndoWatch watch = watch_undo();
+  *s = catching_bad_alloc([&] { return clear_deleted(scan, &keys); });
+  if (!s->ok() && !undone_since(watch)) mark_unfinished(*s);
   return true;
 }
 
-Status PairTable::apply_range_delete() {
-  std::sort(pending_deletes_.begin(), pending_deletes_.end());
-  bool exact =
-      std::adjacent_find(pending_deletes_.begin(), pending_deletes_.end()) == pending_deletes_.end();
-  std::vector<char> cleared(completed_scan_.ranges.size(), 0);
+Status PairTable::clear_deleted(const CompletedScan& scan, std::vector<Bytes>* deleted) {
+  std::vector<Bytes>& keys = *deleted;
+  // SQLite kept some of the entries the scan met.
+  if (scan.keyed != scan.entries) return erase_each(scan.order, keys);
+  std::sort(keys.begin(), keys.end());
+  bool exact = std::adjacent_find(keys.begin(), keys.end()) == keys.end();
+  std::vector<char> cleared(scan.ranges.size(), 0);
   size_t matched = 0;
   ScanOptions keys_only;
   keys_only.keys_only = true;
-  for (size_t r = 0; exact && r < completed_scan_.ranges.size(); ++r) {
-    TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c,
-                             store->scan(completed_scan_.ranges[r], keys_only));
+  for (size_t r = 0; exact && r < scan.ranges.size(); ++r) {
+    TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> c, store->scan(scan.ranges[r], keys_only));
     for (; c->valid(); c->next()) {
-      if (matched == pending_deletes_.size() || c->key() != BytesView(pending_deletes_[matched])) {
+      if (matched == keys.size() || c->key() != BytesView(keys[matched])) {
         exact = false;
         break;
       }
@@ -673,30 +786,98 @@ Status PairTable::apply_range_delete() {
     }
     TUPLEKV_RETURN_IF_ERROR(c->status());
   }
-  if (!exact || matched != pending_deletes_.size()) return flush_deletes();
-  for (size_t r = 0; r < completed_scan_.ranges.size(); ++r) {
+  if (!exact || matched != keys.size()) return erase_each(scan.order, keys);
+  for (size_t r = 0; r < scan.ranges.size(); ++r) {
     if (!cleared[r]) continue;
-    const KeyRange& range = completed_scan_.ranges[r];
-    TUPLEKV_RETURN_IF_ERROR(store->clear_range(range.begin, range.end));
+    TUPLEKV_RETURN_IF_ERROR(store->clear_range(scan.ranges[r].begin, scan.ranges[r].end));
     ++stats->range_clears;
   }
   if (spec.model->order_count() > 1) {
-    for (const Bytes& k : pending_deletes_) {
+    for (const Bytes& k : keys) {
       BytesView a, b;
       bool entry = false;
-      TUPLEKV_RETURN_IF_ERROR(spec.model->split(completed_scan_.order, k, &a, &b, &entry));
-      TUPLEKV_RETURN_IF_ERROR(spec.model->erase_other_orders(completed_scan_.order, a, b));
+      TUPLEKV_RETURN_IF_ERROR(spec.model->split(scan.order, k, &a, &b, &entry));
+      TUPLEKV_RETURN_IF_ERROR(spec.model->erase_other_orders(scan.order, a, b));
     }
   }
-  stats->writes += pending_deletes_.size();
-  discard_deletes();
+  stats->writes += keys.size();
   return Status::OK();
+}
+
+// ---------------------------------------------------------------------------
+// TRANSACTIONS
+
+Status PairTable::begin() {
+  savepoint_depth_ = 0;
+  return store->begin();
+}
+
+// A failed deferred delete fails the commit here, so it rolls back.
+Status PairTable::sync() {
+  TUPLEKV_RETURN_IF_ERROR(unfinished_at_commit());
+  return flush_deletes();
+}
+
+Status PairTable::commit() {
+  TUPLEKV_RETURN_IF_ERROR(unfinished_at_commit());
+  TUPLEKV_RETURN_IF_ERROR(flush_deletes());
+  savepoint_depth_ = 0;
+  return store->commit();
+}
+
+Status PairTable::rollback() {
+  discard_deletes();
+  ++rollbacks_;
+  unfinished_ = Status::OK();
+  lost_delete_ = Status::OK();
+  savepoint_depth_ = 0;
+  return store->rollback();
+}
+
+Status PairTable::savepoint(int n) {
+  n = std::max(n, 0);
+  TUPLEKV_RETURN_IF_ERROR(unfinished());
+  TUPLEKV_RETURN_IF_ERROR(flush_deletes());
+  TUPLEKV_RETURN_IF_ERROR(store->savepoint(n));
+  savepoint_depth_ = n + 1;
+  return Status::OK();
+}
+
+Status PairTable::release(int n) {
+  n = std::max(n, 0);
+  // Releasing a statement's savepoint ends it: one whose deletes stopped
+  // part-way fails here, and SQLite rolls the transaction back.
+  TUPLEKV_RETURN_IF_ERROR(unfinished_at_commit());
+  TUPLEKV_RETURN_IF_ERROR(flush_deletes());
+  TUPLEKV_RETURN_IF_ERROR(store->release(n));
+  savepoint_depth_ = n;
+  return Status::OK();
+}
+
+Status PairTable::rollback_to(int n) {
+  // Deletes still deferred belong to the statement being undone. Not
+  // applied then undone: SQLite has rolled its shadow table back before
+  // it calls here, so a SQLite store would keep them.
+  discard_deletes();
+  lowest_rollback_to_ = std::min(lowest_rollback_to_, n);
+  // Savepoint n was there before the unfinished statement began, so
+  // rolling back to it undoes that statement.
+  if (n < unfinished_depth_) unfinished_ = Status::OK();
+  if (n < 0) {  // SQLite passes 0 and up; a negative n undoes everything
+    ++rollbacks_;
+    unfinished_ = Status::OK();
+    savepoint_depth_ = 0;
+    TUPLEKV_RETURN_IF_ERROR(store->rollback());
+    return store->begin();
+  }
+  savepoint_depth_ = n + 1;
+  return store->rollback_to(n);
 }
 
 int PairTable::update(int argc, sqlite3_value** argv) {
   PairModel* m = spec.model.get();
   int rc = SQLITE_OK;
-  if (Status e = take_deferred_error(); !e.ok()) return fail(e);
+  if (Status e = unfinished(); !e.ok()) return fail(e);
   if (argc == 1) {  // DELETE: argv[0] is `raw`
     if (sqlite3_value_type(argv[0]) != SQLITE_BLOB) return SQLITE_OK;
     BytesView a, b;
@@ -849,7 +1030,7 @@ int pair_init(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3
 
 // Defined with the other slots below; xCreate joins an open transaction
 // through them (ext/created_in_transaction.h).
-template <Status (OrderedStore::*Hook)()>
+template <Status (PairTable::*Hook)()>
 int pair_txn(sqlite3_vtab* vtab) noexcept;
 int pair_disconnect(sqlite3_vtab* vtab) noexcept;
 
@@ -857,7 +1038,7 @@ int pair_create(sqlite3* db, void* aux, int argc, const char* const* argv, sqlit
                 char** err) noexcept {
   const int rc = pair_init(db, aux, argc, argv, out, err, true);
   if (rc != SQLITE_OK) return rc;
-  return join_open_transaction(db, out, err, &pair_txn<&OrderedStore::begin>, &pair_disconnect);
+  return join_open_transaction(db, out, err, &pair_txn<&PairTable::begin>, &pair_disconnect);
 }
 
 int pair_connect(sqlite3* db, void* aux, int argc, const char* const* argv, sqlite3_vtab** out,
@@ -981,35 +1162,12 @@ int pair_update(sqlite3_vtab* vtab, int argc, sqlite3_value** argv, sqlite3_int6
 }
 
 // The SQLite store's hooks are no-ops except rollbacks (they tell open
-// cursors); the memory store keeps an undo log. Forward all of them, after
-// applying deferred deletes (a rollback simply drops them).
-template <Status (OrderedStore::*Hook)()>
+// cursors); the memory store keeps an undo log. PairTable forwards all of
+// them, after applying deferred deletes (a rollback simply drops them).
+template <Status (PairTable::*Hook)()>
 int pair_txn(sqlite3_vtab* vtab) noexcept {
   return guard_vtab(vtab, [&] {
-    PairTable* t = as_table(vtab);
-    Status s = t->take_deferred_error();
-    if (s.ok()) s = t->flush_deletes();
-    if (s.ok()) s = (t->store.get()->*Hook)();
-    return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
-  });
-}
-
-int pair_rollback(sqlite3_vtab* vtab) noexcept {
-  return guard_vtab(vtab, [&] {
-    PairTable* t = as_table(vtab);
-    t->discard_deletes();
-    (void)t->take_deferred_error();
-    const Status s = t->store->rollback();
-    return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
-  });
-}
-
-// A failed deferred delete fails the commit here, so it rolls back.
-int pair_sync(sqlite3_vtab* vtab) noexcept {
-  return guard_vtab(vtab, [&] {
-    PairTable* t = as_table(vtab);
-    Status s = t->take_deferred_error();
-    if (s.ok()) s = t->flush_deletes();
+    const Status s = (as_table(vtab)->*Hook)();
     return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
   });
 }
@@ -1024,7 +1182,8 @@ int pair_savepoint_hook(sqlite3_vtab* vtab, int n) noexcept {
 
 int pair_rename(sqlite3_vtab* vtab, const char* to) noexcept {
   return guard_vtab(vtab, [&] {
-    Status s = as_table(vtab)->flush_deletes();
+    Status s = as_table(vtab)->unfinished();
+    if (s.ok()) s = as_table(vtab)->flush_deletes();
     if (s.ok()) s = as_table(vtab)->rename(to);
     return s.ok() ? SQLITE_OK : set_vtab_error(vtab, s);
   });
@@ -1049,10 +1208,10 @@ const sqlite3_module kPairModule = {
     /* xColumn       */ pair_column,
     /* xRowid        */ pair_rowid,
     /* xUpdate       */ pair_update,
-    /* xBegin        */ pair_txn<&OrderedStore::begin>,
-    /* xSync         */ pair_sync,
-    /* xCommit       */ pair_txn<&OrderedStore::commit>,
-    /* xRollback     */ pair_rollback,
+    /* xBegin        */ pair_txn<&PairTable::begin>,
+    /* xSync         */ pair_txn<&PairTable::sync>,
+    /* xCommit       */ pair_txn<&PairTable::commit>,
+    /* xRollback     */ pair_txn<&PairTable::rollback>,
     /* xFindFunction */ nullptr,
     /* xRename       */ pair_rename,
     /* xSavepoint    */ pair_savepoint_hook<&PairTable::savepoint>,

@@ -166,40 +166,43 @@ struct PairTable : sqlite3_vtab {
   Status rename(const std::string& to);
   Status destroy();
 
-  Status savepoint(int n) {
-    TUPLEKV_RETURN_IF_ERROR(take_deferred_error());
-    TUPLEKV_RETURN_IF_ERROR(flush_deletes());
-    return store->savepoint(n < 0 ? 0 : n);
-  }
-  Status release(int n) {
-    TUPLEKV_RETURN_IF_ERROR(take_deferred_error());
-    TUPLEKV_RETURN_IF_ERROR(flush_deletes());
-    return store->release(n < 0 ? 0 : n);
-  }
-  Status rollback_to(int n) {
-    // Deletes still deferred belong to the statement being undone. Not
-    // applied then undone: SQLite has rolled its shadow table back before
-    // it calls here, so a SQLite store would keep them.
-    discard_deletes();
-    if (n >= 0) return store->rollback_to(n);
-    TUPLEKV_RETURN_IF_ERROR(store->rollback());
-    return store->begin();
-  }
+  // Transaction hooks (keyspace_vtab.cc). Each applies or, on the way
+  // back, drops the deferred deletes, and keeps the savepoint depth that
+  // says which rollback undoes an unfinished statement.
+  Status begin();
+  Status sync();
+  Status commit();
+  Status rollback();
+  Status savepoint(int n);
+  Status release(int n);
+  Status rollback_to(int n);
 
   // DELETE BY RANGE (keyspace_vtab.cc). A cursor that read its ranges to
   // the end offers them; deletes of exactly their keys become range clears.
+  // `entries` were met; SQLite read `raw` of `keyed` of them.
   void scan_completed(const PairCursor* cursor, int order, const ScanSpec& spec,
-                      uint64_t entries);
+                      uint64_t entries, uint64_t keyed);
   // The cursor closes (the end of its statement at the latest): deletes
-  // still deferred are applied one by one; a failure is kept for the next
-  // call that can report it.
+  // still deferred are applied one by one. SQLite reads no error from
+  // xClose, so a failure leaves the table unfinished (below).
   void cursor_closed(const PairCursor* cursor);
   // Applies the deferred deletes one by one. Called before anything that
   // could observe them: reads, other writes, savepoints, commit.
   Status flush_deletes();
   void discard_deletes();
-  // A failure of a flush that had no caller to report it to.
-  Status take_deferred_error() { return std::exchange(deferred_error, Status::OK()); }
+
+  // UNFINISHED DELETES. Deferred deletes that failed to apply leave the
+  // table part-way through a statement. Where SQLite hears it (xUpdate) the
+  // statement fails; at cursor close the statement fails at its end
+  // (xSync, or xRelease of its savepoint). Until a rollback undoes that
+  // statement (ROLLBACK, or ROLLBACK TO a savepoint older than it), every
+  // read, write, savepoint and commit of the table fails with this error,
+  // so the partial state is neither seen nor committed. OK when the table
+  // is whole. Also reports, once, a
+  // DELETE that SQLite rolled back with its transaction after it had
+  // succeeded (an allocation failure in a store statement run as its
+  // cursor closed).
+  Status unfinished();
 
   // xUpdate scratch.
   Bytes a_buf, b_buf, value_buf, old_a, old_b, old_value, found_a, found_b;
@@ -220,18 +223,42 @@ struct PairTable : sqlite3_vtab {
   int erase_now(BytesView a, BytesView b);
   // True when the delete of (a, b) was deferred (or completed a batch).
   bool defer_delete(BytesView a, BytesView b, Status* s);
-  Status apply_range_delete();
-
   struct CompletedScan {
     const PairCursor* cursor = nullptr;  // nullptr: none on offer
     int order = 0;
     std::vector<KeyRange> ranges;  // ascending, disjoint
     uint64_t entries = 0;
+    uint64_t keyed = 0;  // deletes to wait for
   };
+  // Applies the held deletes one by one; *undone: SQLite rolled back past
+  // the statement meanwhile (it can, from inside a failing store
+  // statement), so a failure left nothing unfinished.
+  Status apply_held_deletes(bool* undone);
+  Status erase_each(int order, const std::vector<Bytes>& keys);
+  // Deletes `deleted`, the statement's deletes (sorted here): as range
+  // clears when they are every key the scan met and the store holds no
+  // other key in its ranges, else one by one.
+  Status clear_deleted(const CompletedScan& scan, std::vector<Bytes>* deleted);
+  void mark_unfinished(const Status& s);
+  Status unfinished_at_commit() const;  // unfinished(), worded for the statement's end
+
+  // What undoes a statement whose deletes are being applied.
+  struct UndoWatch {
+    uint64_t rollbacks;
+    int depth;  // savepoints open when it started
+  };
+  UndoWatch watch_undo();
+  bool undone_since(const UndoWatch& w) const;
+
   CompletedScan completed_scan_;
   std::vector<Bytes> pending_deletes_;  // keys in completed_scan_.order
   Bytes order_key_;
-  Status deferred_error;
+  Status unfinished_;
+  Status lost_delete_;
+  int unfinished_depth_ = 0;  // savepoints open when it happened
+  int savepoint_depth_ = 0;   // savepoints open now (0..depth-1)
+  uint64_t rollbacks_ = 0;     // full rollbacks
+  int lowest_rollback_to_ = 0;  // since watch_undo()
 };
 
 // Registers a module over PairTable under `module_name`.

@@ -308,6 +308,87 @@ TEST_P(KeyspaceTest, FailedStatementsAndSavepointsUndoWhatTheNativeTableUndoes) 
   EXPECT_EQ(db.value("SELECT count(*) FROM t"), "4");
 }
 
+// A DELETE's deletes are held back and applied together: as range clears
+// when they are every key its scan met, one by one at its last delete when
+// SQLite kept some, and as the cursor closes when SQLite read `raw` of a row
+// it kept. A trigger on the shadow table that refuses one key makes each
+// way fail part-way; the statement must fail and leave nothing half done,
+// in autocommit mode and inside a transaction. (Only the SQLite store has a
+// shadow table to put a trigger on.)
+class HeldDeletesTest : public ::testing::TestWithParam<Module> {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(db.exec(create_sql(module(), "t", "")));
+    ASSERT_TRUE(db.exec(sql("INSERT INTO t({a}, {b}) VALUES "
+                            "(1, 'p'), (1, 'q'), (1, 'r'), (1, 's'), (2, 'p')")));
+    refused = db.value("SELECT quote(tuple_pack('t', 1, 'r'))");
+    ASSERT_TRUE(db.exec("CREATE TRIGGER refuse BEFORE DELETE ON t_kv WHEN old.k = " + refused +
+                        " BEGIN SELECT RAISE(ABORT, 'kept by trigger'); END"));
+  }
+  const Module& module() const { return GetParam(); }
+  std::string sql(const std::string& s) const { return with_columns(module(), s); }
+  Rows pairs() { return db.rows(sql("SELECT {a}, {b} FROM t ORDER BY {a}, {b}")); }
+
+  Db db;
+  std::string refused;
+};
+
+INSTANTIATE_TEST_SUITE_P(Modules, HeldDeletesTest, ::testing::Values(kCells, kMultimap),
+                         [](const auto& info) { return std::string(info.param.label); });
+
+const Rows kAllPairs = {{"1", "p"}, {"1", "q"}, {"1", "r"}, {"1", "s"}, {"2", "p"}};
+const char* const kRangeClear = "DELETE FROM t WHERE {a} = 1";
+const char* const kOneByOne = "DELETE FROM t WHERE {a} = 1 AND {b} <> 'p'";
+const char* const kAtClose = "DELETE FROM t WHERE {a} = 1 AND raw <> tuple_pack('t', 1, 'p')";
+
+TEST_P(HeldDeletesTest, AFailureInAutocommitModeFailsTheStatementAndKeepsEveryRow) {
+  for (const char* del : {kRangeClear, kOneByOne, kAtClose}) {
+    const std::string message = db.error(sql(del));
+    EXPECT_NE(message.find("kept by trigger"), std::string::npos) << del << ": " << message;
+    EXPECT_EQ(pairs(), kAllPairs) << del;
+  }
+  EXPECT_EQ(db.error(sql(kAtClose)),
+            "a DELETE from t stopped part-way: writing \"main\".\"t_kv\": kept by trigger");
+  // The table is whole: reads and writes go on.
+  ASSERT_TRUE(db.exec(sql("INSERT INTO t({a}, {b}) VALUES (3, 'p')")));
+  EXPECT_EQ(db.value("SELECT count(*) FROM t"), "6");
+}
+
+TEST_P(HeldDeletesTest, AFailureInATransactionUndoesTheStatementOrTheTransaction) {
+  ASSERT_TRUE(db.exec(sql("BEGIN; INSERT INTO t({a}, {b}) VALUES (3, 'p')")));
+  Rows with_insert = kAllPairs;
+  with_insert.push_back({"3", "p"});
+  // Failing where SQLite hears it (xUpdate): the statement is undone, the
+  // transaction goes on.
+  for (const char* del : {kRangeClear, kOneByOne}) {
+    const std::string message = db.error(sql(del));
+    EXPECT_NE(message.find("kept by trigger"), std::string::npos) << del << ": " << message;
+    EXPECT_EQ(sqlite3_get_autocommit(db.handle()), 0) << del;
+    EXPECT_EQ(pairs(), with_insert) << del;
+  }
+  // Failing as the cursor closes, after the statement had succeeded: its
+  // savepoint's release fails, and SQLite rolls the transaction back.
+  EXPECT_EQ(db.error_code(sql(kAtClose)), SQLITE_CONSTRAINT_TRIGGER);
+  EXPECT_EQ(sqlite3_get_autocommit(db.handle()), 1);
+  EXPECT_EQ(pairs(), kAllPairs);
+}
+
+TEST_P(HeldDeletesTest, WithoutTheTriggerEachWayDeletesWhatTheNativeTableDeletes) {
+  ASSERT_TRUE(db.exec("DROP TRIGGER refuse"));
+  const Rows left[] = {{{"1", "p"}, {"2", "p"}}, {{"2", "p"}}};
+  ASSERT_TRUE(db.exec("BEGIN"));
+  ASSERT_TRUE(db.exec(sql(kOneByOne)));
+  EXPECT_EQ(pairs(), left[0]);
+  ASSERT_TRUE(db.exec("ROLLBACK"));
+  ASSERT_TRUE(db.exec(sql(kAtClose)));
+  EXPECT_EQ(pairs(), left[0]);
+  ASSERT_TRUE(db.exec(sql("INSERT INTO t({a}, {b}) VALUES (1, 'q'), (1, 'r')")));
+  db.value("SELECT tuplekv_stats('t', 'reset')");
+  ASSERT_TRUE(db.exec(sql(kRangeClear)));
+  EXPECT_EQ(pairs(), left[1]);
+  EXPECT_EQ(db.value("SELECT json_extract(tuplekv_stats('t'), '$.range_clears')"), "1");
+}
+
 // Every number is looked up in each encoding SQLite calls equal (an
 // integral one as int and as double), each lookup one key; the pairs read
 // are those found.
