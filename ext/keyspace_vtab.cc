@@ -151,7 +151,10 @@ Status take_keyspace_options(const std::string& module, const std::string& table
 // The cursor
 
 struct PairCursor : sqlite3_vtab_cursor {
-  PairCursor() : sqlite3_vtab_cursor{} {}
+  // Every prefix of a stored key here ends with a packed element: an open
+  // range under (S, a) must not take in a's that merely begin with a's
+  // bytes (x'' is 01 00, x'00' is 01 00 FF 00).
+  PairCursor() : sqlite3_vtab_cursor{} { builder_.element_prefixes = true; }
   PairTable* table() const { return static_cast<PairTable*>(pVtab); }
 
   Status filter(int idx_num, const char* idx_str, int argc, sqlite3_value** argv);
