@@ -253,6 +253,9 @@ TEST_P(KeyspaceTest, RangeConstraintsGiveTheNativeTablesRows) {
            "{b} >= 'x' AND {a} IN (0, 'a', x'00')", "{a} > 1 OR {b} = 'x'", "{a} != 1",
            "{a} IS NOT 3", "{a} LIKE 'b%'", "{a} GLOB '*'", "{a} IS NULL", "{a} IS NOT NULL",
            "({a}, {b}) > (1, 'x')", "({a}, {b}) <= (3, 2.5)",
+           // x'' packs to 01 00, a byte prefix of x'00' (01 00 FF 00): the
+           // rows under one must not take in the other's.
+           "{a} IN (x'', x'00') AND {b} <= 'x'", "{a} = x'' AND {b} > 1", "{a} = x'' AND {b} < 'y'",
        }) {
     same(std::string("SELECT {a}, {b} FROM t WHERE ") + where + " ORDER BY 1, 2");
   }
@@ -305,6 +308,14 @@ TEST_P(KeyspaceTest, FailedStatementsAndSavepointsUndoWhatTheNativeTableUndoes) 
   same("COMMIT");
   same("BEGIN; DELETE FROM t WHERE {a} = 1; INSERT INTO t({a}, {b}) VALUES (100, 100)");
   same("ROLLBACK");
+  EXPECT_EQ(db.value("SELECT count(*) FROM t"), "4");
+  // The first write of the transaction inside a savepoint, another one
+  // after it: ROLLBACK TO the first undoes the write.
+  same("BEGIN; SAVEPOINT s1");
+  same("INSERT INTO t({a}, {b}) VALUES (200, 'x'), (201, 'y')");
+  same("SAVEPOINT s2");
+  same("ROLLBACK TO s1");
+  same("COMMIT");
   EXPECT_EQ(db.value("SELECT count(*) FROM t"), "4");
 }
 
