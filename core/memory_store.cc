@@ -301,6 +301,13 @@ Status MemoryStore::savepoint(int n) {
   // the store has one, holds the writes made since (see the file comment).
   const bool join = joining_;
   joining_ = false;
+  // A store that begins inside savepoints 0..n-1 hears only savepoint(n),
+  // and rolling back to any of those levels must undo its writes too. Before
+  // its first write every level holds the same state: mark them all (not
+  // below kStatementLevel, which is no level of SQLite's).
+  if (!join && n < kStatementLevel && marks_.empty() && undo_.size() == 0) {
+    for (int level = 0; level < n; ++level) marks_.push_back(Mark{level, 0});
+  }
   while (!marks_.empty() && marks_.back().level > n) marks_.pop_back();
   if (join && !marks_.empty() && marks_.back().level == n) return Status::OK();
   if (!marks_.empty() && marks_.back().level == n) marks_.pop_back();

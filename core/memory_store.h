@@ -26,6 +26,12 @@
 // already, and marked when it opened: so savepoint(n) right after a
 // begin() that found the transaction open keeps a mark at n, which holds
 // the writes made since it, rather than marking n anew.
+// A store that begins inside savepoints (SQLite opens a table's
+// transaction at its first write, after SAVEPOINT a; SAVEPOINT b) hears
+// xSavepoint only for the level current then, which a statement's own
+// level may be and is released at the statement's end. Its first
+// savepoint(n), before any write, also marks every level below n, so that
+// ROLLBACK TO a undoes what it wrote.
 // rollback_to(n) with no savepoint >= n marked: the store joined the
 // transaction after savepoint n opened (SQLite calls xSavepoint only for the
 // level current when the table joins), so it undoes everything since the

@@ -515,6 +515,37 @@ TEST(MemoryStoreTest, AJoinersFirstSavepointKeepsTheMarkOfItsLevel) {
   EXPECT_TRUE(same(&s, StoreModel{}));
 }
 
+// SQLite begins a table's transaction at its first write: inside SAVEPOINT
+// a, that write's statement is level 1, the only level the store hears
+// before the statement's end releases it. ROLLBACK TO a (level 0) must
+// still undo the write, after another savepoint too.
+TEST(MemoryStoreTest, AStoreThatBeginsInsideSavepointsUndoesItsWritesForEachOfThem) {
+  MemoryStore s;
+  TUPLEKV_ASSERT_OK(s.set("kept", "0"));
+  TUPLEKV_ASSERT_OK(s.begin());
+  TUPLEKV_ASSERT_OK(s.savepoint(1));  // the statement's level
+  TUPLEKV_ASSERT_OK(s.set("a", "1"));
+  TUPLEKV_ASSERT_OK(s.release(1));
+  TUPLEKV_ASSERT_OK(s.savepoint(1));  // SAVEPOINT b
+  TUPLEKV_ASSERT_OK(s.set("b", "2"));
+  TUPLEKV_ASSERT_OK(s.rollback_to(1));
+  EXPECT_TRUE(same(&s, StoreModel{{"a", "1"}, {"kept", "0"}}));
+  TUPLEKV_ASSERT_OK(s.rollback_to(0));  // ROLLBACK TO a
+  EXPECT_TRUE(same(&s, StoreModel{{"kept", "0"}}));
+  TUPLEKV_ASSERT_OK(s.set("c", "3"));
+  TUPLEKV_ASSERT_OK(s.commit());
+  EXPECT_TRUE(same(&s, StoreModel{{"c", "3"}, {"kept", "0"}}));
+
+  // Three levels deep, the write in the innermost one.
+  TUPLEKV_ASSERT_OK(s.begin());
+  TUPLEKV_ASSERT_OK(s.savepoint(3));
+  TUPLEKV_ASSERT_OK(s.set("d", "4"));
+  TUPLEKV_ASSERT_OK(s.release(3));
+  TUPLEKV_ASSERT_OK(s.rollback_to(2));
+  EXPECT_TRUE(same(&s, StoreModel{{"c", "3"}, {"kept", "0"}}));
+  TUPLEKV_ASSERT_OK(s.rollback());
+}
+
 // The memory store's statement rollback after SQLite reports SQLITE_NOMEM:
 // a write may run out of memory at any allocation (the tree's, the undo
 // log's), and rolling back to the savepoint must then give exactly the

@@ -351,6 +351,15 @@ TEST_P(DocsTest, IdsAndConflicts) {
   EXPECT_EQ(db.value("SELECT count(*) FROM docs WHERE id IN (1, 2, 'ten', 99)"), "2");
 }
 
+// The table's first write in a transaction comes inside SAVEPOINT s1 and
+// another savepoint follows: ROLLBACK TO s1 still undoes it.
+TEST_P(DocsTest, RollbackToASavepointOlderThanTheFirstWriteUndoesIt) {
+  ASSERT_TRUE(db.exec("INSERT INTO docs(id, doc) VALUES (1, '[1]')"));
+  ASSERT_TRUE(db.exec("BEGIN; SAVEPOINT s1; INSERT INTO docs(id, doc) VALUES (2, '[2]'), (3, '[3]');"
+                      "SAVEPOINT s2; ROLLBACK TO s1; COMMIT"));
+  EXPECT_EQ(db.rows("SELECT id, doc FROM docs"), (Rows{{"1", "[1]"}}));
+}
+
 // Ids are keys of exact bytes; under another collation SQLite compares
 // them, as it does in a native ANY PRIMARY KEY column.
 TEST_P(DocsTest, AnIdComparedUnderAnotherCollationIsComparedBySqlite) {
