@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sqlite3.h>
 
+#include <cstdlib>
 #include <random>
 #include <string>
 #include <vector>
@@ -61,6 +62,15 @@ inline std::string replace_all(std::string s, const std::string& from, const std
   return s;
 }
 
+// How many seeds a random workload test runs: TUPLEKV_PAIR_DIFF_SEEDS, 1
+// unless set. For a longer run than CI's:
+//   TUPLEKV_PAIR_DIFF_SEEDS=150 <build dir>/tests/cells_vtab_test --gtest_filter='*Random*'
+inline int pair_diff_seeds() {
+  const char* s = std::getenv("TUPLEKV_PAIR_DIFF_SEEDS");
+  const int n = s != nullptr ? std::atoi(s) : 0;
+  return n > 0 ? n : 1;
+}
+
 // Columns of the pair: A and B are the key, V (may be empty) the value.
 struct PairDiff {
   Db* db;
@@ -93,9 +103,14 @@ struct PairDiff {
   }
   std::string col() { return pick(2) == 0 ? a : b; }
   // A right-hand side, now and then under a collation the keys' bytes do
-  // not follow.
-  std::string compared_value() {
-    switch (pick(10)) {
+  // not follow. Not inside an OR: SQLite 3.40 turns `c = 'a' COLLATE
+  // NOCASE OR c = 'b'` into an IN under c's own collation wherever an index
+  // (or a virtual table's key order) can serve it, and the pair tables have
+  // orders the native table has no index for (README, "SQLite 3.40 turns").
+  std::string compared_value(bool collations = true) {
+    const int c = pick(10);
+    if (!collations) return value();
+    switch (c) {
       case 0:
         return value() + " COLLATE NOCASE";
       case 1:
@@ -105,20 +120,20 @@ struct PairDiff {
     }
   }
 
-  std::string predicate() {
+  std::string predicate(bool collations = true) {
     const std::string c = pick(4) == 0 && !v.empty() ? v : col();
     switch (pick(9)) {
       case 0:
       case 1:
-        return c + " = " + compared_value();
+        return c + " = " + compared_value(collations);
       case 2:
-        return pick(8) == 0 ? c + " COLLATE NOCASE IN " + list() : c + " IN " + list();
+        return pick(8) == 0 && collations ? c + " COLLATE NOCASE IN " + list() : c + " IN " + list();
       case 3:
-        return c + (pick(2) ? " > " : " <= ") + compared_value();
+        return c + (pick(2) ? " > " : " <= ") + compared_value(collations);
       case 4:
-        return c + (pick(2) ? " >= " : " < ") + compared_value();
+        return c + (pick(2) ? " >= " : " < ") + compared_value(collations);
       case 5:
-        return c + " BETWEEN " + compared_value() + " AND " + value();
+        return c + " BETWEEN " + compared_value(collations) + " AND " + value();
       case 6: {
         static const char* kPatterns[] = {"'a%'", "'A%'", "'%b'", "'2%'", "'_'", "'ab%'"};
         return c + (pick(3) ? " LIKE " : " GLOB ") + kPatterns[pick(6)];
@@ -137,8 +152,11 @@ struct PairDiff {
         return " WHERE " + predicate();
       case 2:
         return " WHERE " + predicate() + " AND " + predicate();
-      default:
-        return " WHERE " + predicate() + (pick(2) ? " AND " : " OR ") + predicate();
+      default: {
+        const bool both = pick(2) == 0;
+        const std::string first = predicate(both);
+        return " WHERE " + first + (both ? " AND " : " OR ") + predicate(both);
+      }
     }
   }
   std::string select_list() const {
