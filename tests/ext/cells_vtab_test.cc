@@ -246,23 +246,13 @@ TEST_P(CellsTest, TransactionsAndSavepoints) {
 }
 
 TEST_P(CellsTest, RandomWorkloadMatchesNativeTable) {
-  // One seed per run of 2,500 statements over emptied tables; more with
-  // TUPLEKV_PAIR_DIFF_SEEDS (tests/ext/pair_diff.h).
+  // One seed of 2,500 statements; more with TUPLEKV_PAIR_DIFF_SEEDS
+  // (tests/ext/pair_diff.h).
   const unsigned base = static_cast<unsigned>(std::hash<std::string>()(layout() + store()));
-  size_t statements = 0, mismatches = 0;
-  for (int seed = 0; seed < pair_diff_seeds() && mismatches == 0; ++seed) {
-    SCOPED_TRACE("seed " + std::to_string(seed));
-    ASSERT_TRUE(db.exec("DELETE FROM t; DELETE FROM ref"));
-    PairDiff diff{&db, "t", "ref", "row", "col", "value"};
-    diff.rng.seed(base + static_cast<unsigned>(seed));
-    diff.run(2500);
-    EXPECT_EQ(diff.statements, 2500u);  // none cut short by mismatches
-    statements += diff.statements;
-    mismatches += diff.mismatches;
-  }
-  EXPECT_EQ(mismatches, 0u);
+  const SeedRuns runs = run_seeds(PairDiff{&db, "t", "ref", "row", "col", "value"}, base, 2500);
+  EXPECT_EQ(runs.mismatches, 0u);
   std::printf("cells layout=%s store=%s: %zu statements, %zu mismatches\n", layout().c_str(),
-              store().c_str(), statements, mismatches);
+              store().c_str(), runs.statements, runs.mismatches);
 }
 
 // Bytes written to the shadow table behind the module's back: every read

@@ -413,7 +413,7 @@ constexpr const char* kCellsInsert =
 constexpr const char* kCellsUpdate = "UPDATE t SET row = row + 10 WHERE col = 'A'";
 // The pair tables hold a DELETE's deletes back and apply them at its last
 // one (ext/keyspace_vtab.cc, DELETE BY RANGE): cells as a range clear,
-// multimap one by one, as SQLite keeps (a, 1) from the scan's (a, 1..3).
+// multimap one by one, as SQLite keeps (a, 1) of the scan's three rows.
 constexpr const char* kCellsDelete = "DELETE FROM t WHERE row = 1";
 constexpr const char* kCellsSelect =
     "SELECT * FROM t WHERE row BETWEEN 1 AND 2 UNION ALL SELECT * FROM t WHERE col IN ('A', 'C')";

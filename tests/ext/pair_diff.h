@@ -299,6 +299,33 @@ struct PairDiff {
   }
 };
 
+// What run_seeds() ran, over all its seeds.
+struct SeedRuns {
+  size_t statements = 0;
+  size_t mismatches = 0;
+};
+
+// `pair` run for pair_diff_seeds() seeds of `n` statements each, seeded
+// base, base + 1, ..., each over its tables emptied first; it stops after
+// the first seed with a mismatch. No seed may be cut short by mismatches.
+inline SeedRuns run_seeds(const PairDiff& pair, unsigned base, int n) {
+  SeedRuns total;
+  for (int seed = 0; seed < pair_diff_seeds() && total.mismatches == 0; ++seed) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    if (!pair.db->exec("DELETE FROM " + pair.vtab + "; DELETE FROM " + pair.native)) {
+      ADD_FAILURE() << "cannot empty " << pair.vtab << " and " << pair.native;
+      break;
+    }
+    PairDiff diff = pair;
+    diff.rng.seed(base + static_cast<unsigned>(seed));
+    diff.run(n);
+    EXPECT_EQ(diff.statements, static_cast<size_t>(n));
+    total.statements += diff.statements;
+    total.mismatches += diff.mismatches;
+  }
+  return total;
+}
+
 }  // namespace tuplekv::testing
 
 #endif  // TUPLEKV_TESTS_EXT_PAIR_DIFF_H_
