@@ -196,10 +196,11 @@ struct PairCursor : sqlite3_vtab_cursor {
   Bytes raw_buf_;
   BytesView a_, b_;  // packed elements of the current key
   // For DELETE BY RANGE: entries met by this filter, and those of them
-  // whose `raw` SQLite read, once each.
+  // whose `raw` SQLite read; keyed_at_ is the number of the last of those,
+  // so that reading it twice counts once.
   uint64_t entries_ = 0;
   uint64_t keyed_ = 0;
-  bool keyed_this_entry_ = false;
+  uint64_t keyed_at_ = 0;
 };
 
 Status PairCursor::expand_equal_args() {
@@ -233,8 +234,7 @@ Status PairCursor::filter(int idx_num, const char* idx_str, int argc, sqlite3_va
   TUPLEKV_RETURN_IF_ERROR(t->flush_deletes());
   ++t->stats->scans;
   eof_ = true;
-  entries_ = 0;
-  keyed_ = 0;
+  entries_ = keyed_ = keyed_at_ = 0;
   order_ = idx_num & kIdxOrderMask;
   if (order_ >= static_cast<int>(t->plans.size())) {
     return Status::Internal("tuplekv internal error: key order " + std::to_string(order_));
@@ -291,10 +291,7 @@ Status PairCursor::on_pair(bool* entry) {
   ++t->stats->rows;
   const BytesView key = point_ ? BytesView(point_key_) : scan_->key();
   TUPLEKV_RETURN_IF_ERROR(t->spec.model->split(order_, key, &a_, &b_, entry));
-  if (*entry) {
-    ++entries_;
-    keyed_this_entry_ = false;
-  }
+  if (*entry) ++entries_;
   return Status::OK();
 }
 
@@ -385,8 +382,8 @@ int PairCursor::column(sqlite3_context* ctx, int i) {
       }
     }
   } else if (i == t->raw_column()) {
-    if (!keyed_this_entry_) {
-      keyed_this_entry_ = true;
+    if (keyed_at_ != entries_) {
+      keyed_at_ = entries_;
       ++keyed_;
     }
     t->spec.model->raw_key(a_, b_, &raw_buf_);
@@ -868,7 +865,6 @@ Status PairTable::rollback_to(int n) {
   if (n < unfinished_depth_) unfinished_ = Status::OK();
   if (n < 0) {  // SQLite passes 0 and up; a negative n undoes everything
     ++rollbacks_;
-    unfinished_ = Status::OK();
     savepoint_depth_ = 0;
     TUPLEKV_RETURN_IF_ERROR(store->rollback());
     return store->begin();

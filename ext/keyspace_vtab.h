@@ -39,6 +39,7 @@
 #ifndef TUPLEKV_EXT_KEYSPACE_VTAB_H_
 #define TUPLEKV_EXT_KEYSPACE_VTAB_H_
 
+#include <limits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -258,7 +259,7 @@ struct PairTable : sqlite3_vtab {
   int unfinished_depth_ = 0;  // savepoints open when it happened
   int savepoint_depth_ = 0;   // savepoints open now (0..depth-1)
   uint64_t rollbacks_ = 0;     // full rollbacks
-  int lowest_rollback_to_ = 0;  // since watch_undo()
+  int lowest_rollback_to_ = std::numeric_limits<int>::max();  // since watch_undo()
 };
 
 // Registers a module over PairTable under `module_name`.
