@@ -848,8 +848,12 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   // the changed columns or the conflict clause, so one through an index
   // holds its rows and returns them in key order, which is right for the
   // key changes (README, "Known difference"). The primary key's own scans
-  // come in that order.
-  const bool key_order = c.is_index && !chosen.plan.unique && ((info->colUsed >> raw_bit) & 1) != 0;
+  // come in that order. Not where the scan gives SQLite its ORDER BY (or
+  // GROUP BY, DISTINCT): SQLite's rewrite of DELETE or UPDATE ... ORDER BY
+  // ... LIMIT reads raw_key in that order, and its own rows that tie on
+  // the index's columns come in key order already.
+  const bool key_order = c.is_index && !chosen.plan.unique && !chosen.plan.order_consumed &&
+                         ((info->colUsed >> raw_bit) & 1) != 0;
   for (size_t k = 0; k < chosen.plan.terms.size(); ++k) {
     const int i = chosen.source[static_cast<size_t>(chosen.plan.terms[k].constraint)];
     info->aConstraintUsage[i].argvIndex = static_cast<int>(k) + 1;

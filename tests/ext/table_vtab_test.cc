@@ -1010,6 +1010,31 @@ TEST_P(TableVtabTest, UpdatesThroughAnIndexApplyRowsInKeyOrder) {
             "tuplekv_table: corrupt store of ku: table: an index entry with the wrong number of key elements");
 }
 
+// DELETE and UPDATE ... ORDER BY ... LIMIT become a subquery that reads
+// raw_key in that order; an index that gives the order must give it, not
+// the key order of the UPDATEs above.
+TEST_P(TableVtabTest, OrderByLimitWritesTakeTheFirstRowsInThatOrder) {
+  ASSERT_EQ(sqlite3_compileoption_used("ENABLE_UPDATE_DELETE_LIMIT"), 1)
+      << "this SQLite has no DELETE ... LIMIT to test";
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE ol USING tuplekv_table(a INTEGER, b INTEGER, PRIMARY KEY(b), "
+                       "INDEX ol_a(a)" + store_option() + ");"
+                       "CREATE TABLE native(a INTEGER, b INTEGER NOT NULL PRIMARY KEY) STRICT, WITHOUT ROWID;"
+                       "CREATE INDEX native_a ON native(a);"));
+  // Index order (a, b) is 3, 2, 1, 4; key order 1, 2, 3, 4.
+  const std::string rows = "VALUES (3, 1), (2, 2), (1, 3), (5, 4)";
+  ASSERT_TRUE(db_.exec("INSERT INTO ol " + rows + "; INSERT INTO native " + rows));
+  EXPECT_EQ(db_.rows("SELECT a FROM ol WHERE raw_key IS NOT NULL ORDER BY a"), Rows({{"1"}, {"2"}, {"3"}, {"5"}}));
+  EXPECT_THAT(plan("SELECT raw_key, a FROM ol ORDER BY a"), Not(HasSubstr("key order")));
+  for (const char* write : {"DELETE FROM @T ORDER BY a LIMIT 1", "UPDATE @T SET a = a + 10 ORDER BY a DESC LIMIT 1",
+                            "UPDATE @T SET a = -a WHERE a > 0 ORDER BY a LIMIT 2"}) {
+    ASSERT_TRUE(db_.exec(on(write, "ol"))) << write;
+    ASSERT_TRUE(db_.exec(on(write, "native"))) << write;
+    EXPECT_EQ(db_.rows("SELECT * FROM ol ORDER BY b"), db_.rows("SELECT * FROM native ORDER BY b")) << write;
+  }
+  EXPECT_EQ(db_.rows("SELECT a, b FROM ol ORDER BY b"), Rows({{"-3", "1"}, {"-2", "2"}, {"15", "4"}}));
+  EXPECT_EQ(db_.value("SELECT tuplekv_check('ol')"), "ok");
+}
+
 TEST_P(TableVtabTest, ConstraintsEqualToTheKeyOrEachOtherFailAsNative) {
   // SQLite makes one index for equal constraints of a CREATE TABLE, so a
   // UNIQUE equal to the key fails as the key does (SQLITE_CONSTRAINT_PRIMARYKEY),
