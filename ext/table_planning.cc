@@ -822,7 +822,19 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
     for (size_t col = 0; col < used.size(); ++col) {
       used[col] = ((info->colUsed >> std::min<size_t>(col, 63)) & 1) != 0;
     }
-    const model::NativeScan& scan = t->native_scans[model::choose_native_scan(t->native_scans, used)];
+    // `c IS NOT NULL` on a nullable column: SQLite may read it as a range
+    // over an index c leads (model::choose_native_scan); tuplekv leaves
+    // the term to SQLite and reads that index whole, in the same order.
+    std::vector<bool> not_null(used.size());
+    for (int i = 0; i < info->nConstraint; ++i) {
+      const auto& in = info->aConstraint[i];
+      if (in.usable && in.op == SQLITE_INDEX_CONSTRAINT_ISNOTNULL && in.iColumn >= 0 &&
+          static_cast<size_t>(in.iColumn) < not_null.size() &&
+          !t->table.columns[static_cast<size_t>(in.iColumn)].not_null) {
+        not_null[static_cast<size_t>(in.iColumn)] = true;
+      }
+    }
+    const model::NativeScan& scan = t->native_scans[model::choose_native_scan(t->native_scans, used, not_null)];
     const size_t native = scan.index == model::NativeScan::kPrimaryKey ? 0 : 1 + static_cast<size_t>(scan.index);
     if (!filtered_best) {
       best = native;

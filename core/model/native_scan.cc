@@ -100,12 +100,14 @@ std::vector<NativeScan> native_full_scans(const TableSchema& s) {
     NativeScan scan;
     scan.index = *it;
     if (*it == NativeScan::kPrimaryKey) {
+      scan.first_column = s.key.empty() ? -1 : s.key.front();
       scan.holds.assign(ncols, true);
       scan.cost = cost_of(table_width - 1);
       out.push_back(std::move(scan));
       continue;
     }
     const TableIndex& index = s.indexes[static_cast<size_t>(*it)];
+    scan.first_column = index.columns.empty() ? -1 : index.columns.front();
     scan.holds.assign(ncols, false);
     int width = 0;
     for (int c : index.columns) {
@@ -133,17 +135,49 @@ std::vector<NativeScan> native_full_scans(const TableSchema& s) {
   return out;
 }
 
+namespace {
+
+bool holds_all(const NativeScan& scan, const std::vector<bool>& used) {
+  for (size_t c = 0; c < used.size(); ++c) {
+    if (used[c] && !(c < scan.holds.size() && scan.holds[c])) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
 size_t choose_native_scan(const std::vector<NativeScan>& scans, const std::vector<bool>& used) {
   size_t best = 0;
   bool found = false;
   for (size_t i = 0; i < scans.size(); ++i) {
-    bool holds = true;
-    for (size_t c = 0; c < used.size() && holds; ++c) {
-      holds = !used[c] || (c < scans[i].holds.size() && scans[i].holds[c]);
-    }
-    if (holds && (!found || scans[i].cost < scans[best].cost)) {
+    if (holds_all(scans[i], used) && (!found || scans[i].cost < scans[best].cost)) {
       best = i;
       found = true;
+    }
+  }
+  return best;
+}
+
+size_t choose_native_scan(const std::vector<NativeScan>& scans, const std::vector<bool>& used,
+                          const std::vector<bool>& not_null) {
+  const size_t full = choose_native_scan(scans, used);
+  size_t best = full;
+  int best_cost = 0;
+  bool ranged = false;
+  for (size_t i = 0; i < scans.size(); ++i) {
+    const int first = scans[i].first_column;
+    if (first < 0 || static_cast<size_t>(first) >= not_null.size() || !not_null[static_cast<size_t>(first)] ||
+        !holds_all(scans[i], used)) {
+      continue;
+    }
+    // Its range, priced down to the cheapest full scan where that is less
+    // (not a rowid table's own scan, which SQLite does not weigh so).
+    const int own = scans[i].cost - 1;
+    const int cost = scans[full].first_column < 0 ? own : std::min(own, scans[full].cost);
+    if (!ranged || cost < best_cost) {
+      best = i;
+      best_cost = cost;
+      ranged = true;
     }
   }
   return best;

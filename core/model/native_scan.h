@@ -55,6 +55,7 @@ struct NativeScan {
   int index = kPrimaryKey;                // else the schema's index number
   int cost = 0;                           // above the row count, LogEst
   std::vector<bool> holds;                // per table column
+  int first_column = -1;                  // the column it is sorted by first; -1: the rowid
 };
 
 // The full scans of `s`'s reference table in the order SQLite meets them.
@@ -64,6 +65,20 @@ std::vector<NativeScan> native_full_scans(const TableSchema& s);
 // `used` (per table column): the cheapest that holds them all, the first
 // of equal ones. An index into `scans`.
 size_t choose_native_scan(const std::vector<NativeScan>& scans, const std::vector<bool>& used);
+
+// The same for a statement with `c IS NOT NULL` on each nullable column
+// marked in `not_null`. SQLite 3.40 reads such a term also as the range
+// `c > NULL` over an index that c leads (a term of its own, where.c
+// TERM_VNULL; none for a NOT NULL column, whose term it drops). It guesses
+// one row fewer (LogEst) for that range than for the index's full scan,
+// and never prices it above a full scan of an index (a WITHOUT ROWID
+// table's key included) that uses no term and covers no less
+// (whereLoopAdjustCost), which it then beats on rows: so a scan whose
+// index holds the columns and is led by such a column wins, the cheapest
+// of them, the first of equal ones; against a rowid table's own scan, on
+// its price alone.
+size_t choose_native_scan(const std::vector<NativeScan>& scans, const std::vector<bool>& used,
+                          const std::vector<bool>& not_null);
 
 }  // namespace tuplekv::model
 

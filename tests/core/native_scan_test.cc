@@ -119,6 +119,34 @@ TEST(NativeScanTest, AUniqueConstraintsIndexHoldsOnlyItsColumns) {
   EXPECT_EQ(us[choose_native_scan(us, cols(3, {0, 1}))].index, 0);
 }
 
+// SQLite 3.40 plans `c IS NOT NULL` as the range `c > NULL` too, over an
+// index c leads. Each case is what EXPLAIN QUERY PLAN gives for the
+// native tables (`SEARCH t USING COVERING INDEX i (c>?)`).
+TEST(NativeScanTest, AnIndexLedByAColumnSaidNotNullIsReadAsARange) {
+  // v_b (b, a) and v_ab (a, b) tie; SQLite meets v_ab first.
+  const TableSchema v = schema({"a INTEGER", "b TEXT", "PRIMARY KEY(a)", "INDEX v_b(b)", "INDEX v_ab(a, b)"});
+  const std::vector<NativeScan> vs = native_full_scans(v);
+  EXPECT_EQ(vs[choose_native_scan(vs, cols(2, {0, 1}), cols(2, {}))].index, 1);
+  EXPECT_EQ(vs[choose_native_scan(vs, cols(2, {0, 1}), cols(2, {1}))].index, 0);
+  // SELECT a, b FROM t WHERE c IS NOT NULL: j (b, c, a) is narrower than
+  // i (c, b, d, a), whose range is priced down to j's scan and wins on rows.
+  const TableSchema t =
+      schema({"a INTEGER", "b TEXT", "c INTEGER", "d TEXT", "PRIMARY KEY(a)", "INDEX j(b, c)", "INDEX i(c, b, d)"});
+  const std::vector<NativeScan> ts = native_full_scans(t);
+  EXPECT_EQ(ts[choose_native_scan(ts, cols(4, {0, 1, 2}), cols(4, {}))].index, 0);
+  EXPECT_EQ(ts[choose_native_scan(ts, cols(4, {0, 1, 2}), cols(4, {2}))].index, 1);
+  // Two ranges priced alike: the first SQLite meets.
+  const TableSchema m = schema({"a INTEGER", "c TEXT", "d TEXT", "PRIMARY KEY(a)", "INDEX m_cd(c, d)", "INDEX m_dc(d, c)"});
+  const std::vector<NativeScan> ms = native_full_scans(m);
+  EXPECT_EQ(ms[choose_native_scan(ms, cols(3, {0, 1, 2}), cols(3, {1, 2}))].index, 1);
+  // An index that does not hold the columns is no candidate, and a rowid
+  // table's own scan is not priced down.
+  const TableSchema r = schema({"x INTEGER", "y TEXT", "z TEXT", "INDEX r_y(y)"});
+  const std::vector<NativeScan> rs = native_full_scans(r);
+  EXPECT_EQ(rs[choose_native_scan(rs, cols(3, {1}), cols(3, {1}))].index, 0);
+  EXPECT_EQ(rs[choose_native_scan(rs, cols(3, {0, 1}), cols(3, {1}))].index, NativeScan::kPrimaryKey);
+}
+
 TEST(NativeScanTest, ARowidTableScansItselfFirst) {
   // (x INTEGER, y VARCHAR(8)): 1 + 3 (+1) = 5 -> LogEst 43; index (x,
   // rowid) 2 -> LogEst 30: 1 + 15*30/43 = 11 < 16.

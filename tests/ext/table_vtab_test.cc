@@ -1035,6 +1035,31 @@ TEST_P(TableVtabTest, OrderByLimitWritesTakeTheFirstRowsInThatOrder) {
   EXPECT_EQ(db_.value("SELECT tuplekv_check('ol')"), "ok");
 }
 
+// SQLite reads `b IS NOT NULL` as a range over an index b leads, and so
+// reads its own table through that index rather than an equal one it
+// meets first; tuplekv reads the same index, so rows come in its order.
+TEST_P(TableVtabTest, IsNotNullReadsTheIndexItsColumnLeads) {
+  ASSERT_TRUE(db_.exec("CREATE VIRTUAL TABLE nn USING tuplekv_table(a INTEGER, b TEXT, PRIMARY KEY(a), "
+                       "INDEX nn_b(b), INDEX nn_ab(a, b)" + store_option() + ");"
+                       "CREATE TABLE native(a INTEGER NOT NULL PRIMARY KEY, b TEXT) STRICT, WITHOUT ROWID;"
+                       "CREATE INDEX native_b ON native(b); CREATE INDEX native_ab ON native(a, b);"
+                       "CREATE TABLE kept(k INTEGER PRIMARY KEY, a INTEGER);"));
+  const std::string rows = "VALUES (1, 'z'), (2, 'a'), (3, NULL), (4, 'm')";
+  ASSERT_TRUE(db_.exec("INSERT INTO nn " + rows + "; INSERT INTO native " + rows));
+  EXPECT_THAT(plan("SELECT a FROM nn WHERE b IS NOT NULL"), HasSubstr("index nn_b covering: full"));
+  EXPECT_THAT(plan("SELECT a FROM nn"), HasSubstr("index nn_ab covering: full"));
+  for (const char* read : {"SELECT group_concat(a) FROM (SELECT a FROM @T WHERE b IS NOT NULL)",
+                           "SELECT group_concat(a) FROM (SELECT a FROM @T WHERE b IS NOT NULL LIMIT 2)"}) {
+    EXPECT_EQ(db_.value(on(read, "nn")), db_.value(on(read, "native"))) << read;
+  }
+  EXPECT_EQ(db_.value(on("SELECT group_concat(a) FROM (SELECT a FROM @T WHERE b IS NOT NULL)", "nn")), "2,4,1");
+  // Which of the colliding rows INSERT OR REPLACE keeps: the last read.
+  for (const char* from : {"nn", "native"}) {
+    ASSERT_TRUE(db_.exec(std::string("INSERT OR REPLACE INTO kept SELECT 1, a FROM ") + from + " WHERE b IS NOT NULL"));
+    EXPECT_EQ(db_.value("SELECT a FROM kept"), "1") << from;
+  }
+}
+
 TEST_P(TableVtabTest, ConstraintsEqualToTheKeyOrEachOtherFailAsNative) {
   // SQLite makes one index for equal constraints of a CREATE TABLE, so a
   // UNIQUE equal to the key fails as the key does (SQLITE_CONSTRAINT_PRIMARYKEY),
