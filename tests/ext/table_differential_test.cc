@@ -783,13 +783,23 @@ class TableDiff {
           if (pick(2)) cols.push_back(c.name);
         }
         if (cols.empty()) cols.push_back(any_column().name);
+        // IS NOT NULL on a column that leads an index: SQLite reads that
+        // index as a range, and tuplekv the same index whole.
+        std::string where;
+        if (pick(3) == 0) {
+          const std::string& c = indexes_.empty() || pick(4) == 0
+                                     ? any_column().name
+                                     : indexes_[static_cast<size_t>(pick(static_cast<int>(indexes_.size())))]
+                                           .columns.front();
+          where = " WHERE " + c + " IS NOT NULL";
+        }
         std::string s;
         if (pick(2)) {
           for (const std::string& c : cols) s += (s.empty() ? "" : ", ") + c;
-          return "SELECT " + s + " FROM @T LIMIT " + std::to_string(1 + pick(4));
+          return "SELECT " + s + " FROM @T" + where + " LIMIT " + std::to_string(1 + pick(4));
         }
         for (const std::string& c : cols) s += (s.empty() ? "" : " || ',' || ") + ("quote(" + c + ")");
-        return "SELECT group_concat(" + s + ", ';') FROM @T";
+        return "SELECT group_concat(" + s + ", ';') FROM @T" + where;
       }
       default: {
         const Column& c = key_or_any_column();
