@@ -782,8 +782,9 @@ bool reads_few_columns(const TableVtab& t, sqlite3_uint64 used) {
 int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   size_t best = 0;
   std::vector<Evaluated> evaluated;
-  bool whole_table = true;  // every candidate would scan it all, and sort alike
-  bool whole_or_filtered = true;  // ... or read an index in a filtered pass
+  // Every candidate would scan it all or read an index in a filtered pass,
+  // and sort alike.
+  bool whole_or_filtered = true;
   for (size_t k = 0; k < t->candidates.size(); ++k) {
     Evaluated e = evaluate(*t, t->candidates[k], info, false);
     if (e.ambiguous) {
@@ -791,7 +792,6 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
       e = evaluate(*t, t->candidates[k], info, true);
       e.ambiguous = ambiguous;
     }
-    whole_table = whole_table && e.full_scan && !e.delivers_order;
     whole_or_filtered = whole_or_filtered && (e.full_scan || e.filtered) && !e.delivers_order;
     evaluated.push_back(std::move(e));
   }
@@ -814,7 +814,9 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
   // key: a statement reading it has no native twin, and gets key order.
   const size_t raw_bit = std::min<size_t>(static_cast<size_t>(t->raw_column), 63);
   const bool filtered_best = whole_or_filtered && evaluated[best].filtered;
-  if ((whole_table || filtered_best) && !t->table.implicit_key() && ((info->colUsed >> raw_bit) & 1) == 0) {
+  // Where a filtered pass lost to a whole scan, it loses to SQLite's
+  // whole scan too, which costs no more than the key's.
+  if (whole_or_filtered && !t->table.implicit_key() && ((info->colUsed >> raw_bit) & 1) == 0) {
     // Read what SQLite would read of the native table, so that rows come
     // in its order (core/model/native_scan.h); the primary key otherwise
     // wins every tie of the costs above.
