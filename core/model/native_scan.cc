@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cctype>
+#include <limits>
 #include <utility>
 
 #include "core/model/table.h"
@@ -162,8 +163,7 @@ size_t choose_native_scan(const std::vector<NativeScan>& scans, const std::vecto
                           const std::vector<bool>& not_null) {
   const size_t full = choose_native_scan(scans, used);
   size_t best = full;
-  int best_cost = 0;
-  bool ranged = false;
+  int best_cost = std::numeric_limits<int>::max();  // of the best range so far
   for (size_t i = 0; i < scans.size(); ++i) {
     const int first = scans[i].first_column;
     if (first < 0 || static_cast<size_t>(first) >= not_null.size() || !not_null[static_cast<size_t>(first)] ||
@@ -174,10 +174,9 @@ size_t choose_native_scan(const std::vector<NativeScan>& scans, const std::vecto
     // (not a rowid table's own scan, which SQLite does not weigh so).
     const int own = scans[i].cost - 1;
     const int cost = scans[full].first_column < 0 ? own : std::min(own, scans[full].cost);
-    if (!ranged || cost < best_cost) {
+    if (cost < best_cost) {
       best = i;
       best_cost = cost;
-      ranged = true;
     }
   }
   return best;

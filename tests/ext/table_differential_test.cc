@@ -406,6 +406,11 @@ class TableDiff {
     if (want != (drawn.collation != nullptr ? drawn.collation : "")) return a;
     return a.collation == nullptr || drawn.type == a.type ? drawn : a;
   }
+  // The first column of one of the indexes, mostly; else any column.
+  std::string index_leading_or_any_column() {
+    if (indexes_.empty() || pick(4) == 0) return any_column().name;
+    return indexes_[static_cast<size_t>(pick(static_cast<int>(indexes_.size())))].columns.front();
+  }
   const Column& key_or_any_column() {
     if (!key_.empty() && pick(2)) {
       const std::string& k = key_[static_cast<size_t>(pick(static_cast<int>(key_.size())))];
@@ -677,12 +682,8 @@ class TableDiff {
         // SQLite rewrites it to read raw_key in that order, as a subquery;
         // the key makes the order total, so the rows it takes are known.
         if (pick(2) == 0) return "DELETE FROM @T" + write_where();
-        const std::string first = indexes_.empty() || pick(3) == 0
-                                      ? any_column().name
-                                      : indexes_[static_cast<size_t>(pick(static_cast<int>(indexes_.size())))]
-                                            .columns.front();
-        return "DELETE FROM @T" + write_where() + " ORDER BY " + first + (pick(2) ? " DESC, " : ", ") +
-               key_order() + " LIMIT " + std::to_string(1 + pick(3));
+        return "DELETE FROM @T" + write_where() + " ORDER BY " + index_leading_or_any_column() +
+               (pick(2) ? " DESC, " : ", ") + key_order() + " LIMIT " + std::to_string(1 + pick(3));
       }
       case 11:
       case 12: {
@@ -786,13 +787,7 @@ class TableDiff {
         // IS NOT NULL on a column that leads an index: SQLite reads that
         // index as a range, and tuplekv the same index whole.
         std::string where;
-        if (pick(3) == 0) {
-          const std::string& c = indexes_.empty() || pick(4) == 0
-                                     ? any_column().name
-                                     : indexes_[static_cast<size_t>(pick(static_cast<int>(indexes_.size())))]
-                                           .columns.front();
-          where = " WHERE " + c + " IS NOT NULL";
-        }
+        if (pick(3) == 0) where = " WHERE " + index_leading_or_any_column() + " IS NOT NULL";
         std::string s;
         if (pick(2)) {
           for (const std::string& c : cols) s += (s.empty() ? "" : ", ") + c;
