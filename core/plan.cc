@@ -318,7 +318,8 @@ Plan plan_direct(const PlanRequest& req) {
   }
   if (eq_run > 0) {
     constexpr int kKnown = static_cast<int>(std::size(kRowsPerPrefixValue));
-    rows = seeks * kRowsPerPrefixValue[std::min(eq_run, kKnown) - 1] * null_factor;
+    const bool unique_run = req.unique_prefix > 0 && eq_run >= req.unique_prefix;
+    rows = seeks * (unique_run ? 1 : kRowsPerPrefixValue[std::min(eq_run, kKnown) - 1]) * null_factor;
   }
   if (plan.point) {
     rows = seeks;

@@ -170,6 +170,12 @@ struct PlanOrder {
 struct PlanRequest {
   std::vector<PlanColumn> columns;  // the key positions, in key order
   bool unique = true;               // = on every position finds at most one row
+  // Leading positions that are the columns of a unique index, 0 if none.
+  // SQLite guesses one row for = on all of them (two for IS NULL, which
+  // NULLs, all distinct, may each match), where it guesses about ten for
+  // a plain index; rows are priced as it guesses them, so that the two
+  // pick the same index.
+  int unique_prefix = 0;
   std::vector<PlanConstraint> constraints;
   std::vector<PlanOrder> order_by;
   double table_rows = 1e6;          // estimate used for costs

@@ -38,6 +38,7 @@ struct Evaluated {
   std::vector<int> source;  // request constraint -> aConstraint index
   bool ambiguous = false;
   bool covering = false;
+  bool native_covering = false;  // as SQLite prices the reference (Candidate::native_covers)
   double cost = 0;         // of the scan, as SQLite is told
   double choice_cost = 0;  // plus SQLite's sort when the rows come unsorted
   bool full_scan = false;  // no position constrained (LIMIT/OFFSET aside)
@@ -298,6 +299,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     for (PlanColumn& pc : req.columns) pc.exact = false;
   }
   req.unique = c.unique;
+  req.unique_prefix = c.unique_prefix;
   std::vector<bool> unknown_text;  // per request constraint
   std::vector<bool> pattern_range;  // per request constraint: see below
   // The columns a LIKE or GLOB tests. With each, SQLite hands a virtual
@@ -536,12 +538,16 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
   }
   // Covering: every column read is in the index entry.
   e.covering = !c.is_index;
+  e.native_covering = e.covering;
   if (c.is_index) {
     e.covering = true;
+    e.native_covering = true;
     const sqlite3_uint64 used = info->colUsed;
     for (size_t col = 0; col < c.covers.size(); ++col) {
       const int bit = col < 63 ? static_cast<int>(col) : 63;
-      if ((used >> bit) & 1) e.covering = e.covering && c.covers[col];
+      if (((used >> bit) & 1) == 0) continue;
+      e.covering = e.covering && c.covers[col];
+      e.native_covering = e.native_covering && c.native_covers[col];
     }
   }
   const auto uses_pattern_range = [&](const Plan& p) {
@@ -616,7 +622,7 @@ Evaluated evaluate(TableVtab& t, Candidate& c, sqlite3_index_info* info, bool al
     const double fetches = e.covering ? 0 : e.plan.rows * kWholeScanFetchCost;
     const double full = std::max(req.table_rows, 1.0) + kSeekCost;  // plan_scan()'s
     e.cost = e.filtered ? native_filter_cost(t, c, info, full)
-                      : 1 + (e.native_search ? native_search_cost(t, c.index, e.plan, e.covering)
+                      : 1 + (e.native_search ? native_search_cost(t, c.index, e.plan, e.native_covering)
                                              : e.plan.cost + fetches);
   } else if (e.plan.point && !t.table.implicit_key()) {
     // = or IS on every key column: SQLite looks its own key up then
@@ -746,7 +752,7 @@ void price_supersets_as_sqlite(std::vector<Evaluated>* evaluated) {
       const Evaluated& x = (*evaluated)[order[xi]];
       const std::vector<int>& xs = used[order[xi]];
       const std::vector<int>& ys = used[order[yi]];
-      if (xs.size() >= ys.size() || (x.covering && !y.covering) ||
+      if (xs.size() >= ys.size() || (x.native_covering && !y.native_covering) ||
           !std::includes(ys.begin(), ys.end(), xs.begin(), xs.end()) || x.cost > y.cost) {
         continue;
       }
@@ -802,8 +808,8 @@ int best_index_table(TableVtab* t, sqlite3_index_info* info) {
       best = k;
     } else if (e.choice_cost == evaluated[best].choice_cost && t->candidates[k].is_index &&
                t->candidates[best].is_index &&
-               natively_preferred(*t, info, t->candidates[k].index, e.covering, t->candidates[best].index,
-                                  evaluated[best].covering, e.native_search && evaluated[best].native_search)) {
+               natively_preferred(*t, info, t->candidates[k].index, e.native_covering, t->candidates[best].index,
+                                  evaluated[best].native_covering, e.native_search && evaluated[best].native_search)) {
       best = k;
     }
   }

@@ -264,6 +264,9 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
         add_position(&c, col, !table.columns[static_cast<size_t>(col)].not_null);
       }
     }
+    if (c.is_index && !truncated && table.indexes[c.index].unique) {
+      c.unique_prefix = static_cast<int>(table.indexes[c.index].columns.size());
+    }
     if (!truncated) truncated = !add_key(&c);
     c.unique = !truncated;
     // The elements of an entry: the indexed columns, then the key, whether
@@ -286,6 +289,15 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
         c.covers[static_cast<size_t>(k)] = !table.columns[static_cast<size_t>(k)].keyed_by_collation();
       }
       c.covers[ncols()] = true;  // raw_key: made from the key
+    }
+    c.native_covers = c.covers;
+    if (c.is_index && table.indexes[c.index].automatic) {
+      const std::vector<int>& listed = table.indexes[c.index].columns;
+      for (int k : table.key) {
+        if (std::find(listed.begin(), listed.end(), k) == listed.end()) {
+          c.native_covers[static_cast<size_t>(k)] = false;
+        }
+      }
     }
     c.stored_descending = table.stored_descending(c.is_index ? static_cast<int>(c.index) : -1);
     for (size_t pos = 0; pos < c.column_of.size(); ++pos) {

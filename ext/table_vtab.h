@@ -52,11 +52,16 @@ struct Candidate {
   std::vector<int> position_of;           // per table column (and raw_key): position or -1
   int rowid_position = -1;                // position of the implicit key, or -1
   bool unique = true;                     // = on every position finds one entry at most
+  int unique_prefix = 0;                  // PlanRequest::unique_prefix
   // The first element of the candidate's keys (after its prefix) that holds
   // an ANY column, or -1. From there on tuple order is not SQLite's, so
   // scans sort what they read (core/model/sql_order.h).
   int sql_order_from = -1;
   std::vector<bool> covers;               // per table column: readable without the row
+  // Per table column: held as SQLite prices the reference's index, which
+  // is covers except for the index of a UNIQUE constraint: there SQLite
+  // does not count the key columns it lacks (core/model/native_scan.h).
+  std::vector<bool> native_covers;
   // The reference table stores these entries in descending order
   // (model::TableSchema::stored_descending): scans that no ORDER BY
   // directs run in reverse, to visit rows in its order.

@@ -699,6 +699,26 @@ const std::string kB("\x02" "b\x00", 3);
 // guessed at twice an equality's rows. Built as planned its argument is
 // not read; read back from describe() it is kIs, whose argument (NULL,
 // which read_filter_args gives as the null element) says the same.
+// A unique index's columns as the leading positions: = on all of them is
+// guessed at one row, IS NULL at two, as SQLite guesses them; a plain
+// index's at ten and twenty. A prefix of them is no unique run.
+TEST(PlanScanTest, AUniquePrefixIsGuessedAtOneRowPerValue) {
+  PlanRequest req;
+  req.columns = table_columns();
+  req.columns[0].nullable = true;
+  req.unique = false;  // the positions after the prefix: not a point lookup
+  req.constraints = {con(PlanOp::kEq, 0)};
+  const double plain = plan_scan(req).rows;
+  req.unique_prefix = 1;
+  EXPECT_EQ(plan_scan(req).rows, 1);
+  EXPECT_EQ(plain, 10);
+  req.constraints = {con(PlanOp::kIsNull, 0)};
+  EXPECT_EQ(plan_scan(req).rows, 2);
+  req.unique_prefix = 2;
+  req.constraints = {con(PlanOp::kEq, 0)};
+  EXPECT_EQ(plan_scan(req).rows, plain);
+}
+
 TEST(RangeBuilderTest, IsNullOnANullablePositionSeeksTheNullElement) {
   PlanRequest req;
   req.columns = table_columns(/*k1_exact=*/false);

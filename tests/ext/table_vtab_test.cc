@@ -1066,6 +1066,35 @@ TEST_P(TableVtabTest, AFilteredPassThatLosesLeavesSqlitesWholeScan) {
   EXPECT_EQ(db_.value(on(read, "fp")), "1,2,3");
 }
 
+// SQLite guesses one row for = on every column of a unique index (two for
+// IS NULL), where it guesses ten for a plain index: it searches the unique
+// index even where a wider one covers the statement. Only IS NULL shows
+// it, as NULLs are distinct: they come in key order, not by b.
+TEST_P(TableVtabTest, AUniqueIndexIsSearchedAsSqliteGuessesItsRows) {
+  create_with_native("ui", "k INTEGER, a INTEGER, b INTEGER, PRIMARY KEY(k)", ", UNIQUE INDEX ui_a(a), INDEX ui_ab(a, b)",
+                     "CREATE UNIQUE INDEX n_a ON n(a); CREATE INDEX n_ab ON n(a, b);",
+                     " VALUES (1, NULL, 5), (2, NULL, 1), (3, 7, 0)");
+  const char* read = "SELECT group_concat(k) FROM (SELECT k, b FROM @T WHERE a IS NULL)";
+  expect_planned_as_native(read, "ui", "INDEX n_a", "index ui_a covering: range a IS");
+  EXPECT_EQ(db_.value(on(read, "ui")), "1,2");
+  expect_planned_as_native("SELECT k, b FROM @T WHERE a = 7", "ui", "INDEX n_a", "index ui_a: range a=");
+}
+
+// SQLite does not count the key columns that the index of a UNIQUE
+// constraint lacks as held by it (core/model/native_scan.h), so it prices
+// a search of that index with a row lookup per entry, as it does one of a
+// narrower index, which then wins.
+TEST_P(TableVtabTest, AUniqueConstraintsIndexIsPricedWithoutTheKeyItLacks) {
+  create_with_native("uc", "c0 REAL, c1 TEXT, c2 TEXT NOT NULL, PRIMARY KEY(c1), UNIQUE(c2, c0)", ", INDEX uc_c2(c2)",
+                     "CREATE INDEX n_c2 ON n(c2);", " VALUES (0, '2', 'c'), (NULL, 'c', 'c'), (1, 'a', 'c')");
+  // c0 is read, so neither index covers the statement in SQLite's count.
+  const char* read = "SELECT group_concat(c1 || ifnull(c0, '-')) FROM @T WHERE c2 = 'c'";
+  expect_planned_as_native(read, "uc", "INDEX n_c2", "index uc_c2: range c2=");
+  EXPECT_EQ(db_.value(on(read, "uc")), "20.0,a1.0,c-");
+  expect_planned_as_native("SELECT group_concat(c1 || ifnull(c0, '-')) FROM @T WHERE c2 IN ('c', 'd')", "uc",
+                           "INDEX n_c2", "index uc_c2 recheck: range c2 IN");
+}
+
 TEST_P(TableVtabTest, ConstraintsEqualToTheKeyOrEachOtherFailAsNative) {
   // SQLite makes one index for equal constraints of a CREATE TABLE, so a
   // UNIQUE equal to the key fails as the key does (SQLITE_CONSTRAINT_PRIMARYKEY),
