@@ -412,6 +412,25 @@ struct SqliteStoreState {
     const size_t limit = batch.marked() ? batch_limit * kMarkedLimits : batch_limit;
     return batch.memory() >= limit ? apply() : Status::OK();
   }
+  // Whether SQLite can store the pair: its record in the shadow table
+  // (the two blobs after a header of their serial types) within
+  // SQLITE_LIMIT_LENGTH. Checked as each write is made: a held write over
+  // the limit would fail only when the batch is applied, at COMMIT, and
+  // take the whole transaction with it.
+  Status fits(BytesView key, BytesView value) const {
+    const auto varint_size = [](uint64_t v) {
+      uint64_t n = 1;
+      for (; v > 0x7f && n < 9; v >>= 7) ++n;
+      return n;
+    };
+    const uint64_t types = varint_size(2 * uint64_t{key.size()} + 12) + varint_size(2 * uint64_t{value.size()} + 12);
+    const uint64_t record = 1 + types + key.size() + value.size();
+    const int limit = sqlite3_limit(db, SQLITE_LIMIT_LENGTH, -1);
+    if (record <= static_cast<uint64_t>(limit)) return Status::OK();
+    return Status::Native(StatusCode::kTooBig, SQLITE_TOOBIG,
+                          "writing " + table + ": a key and value of " + std::to_string(key.size() + value.size()) +
+                              " bytes, over SQLite's length limit of " + std::to_string(limit));
+  }
   // Whether `key` (whose hash_bytes is `hash`) is in the shadow table, the
   // batch not considered.
   Status stored(BytesView key, uint64_t hash, bool* found);
@@ -972,6 +991,7 @@ Status run_write(SqliteStoreState* store, sqlite3_stmt* s, int rc) {
 }  // namespace
 
 Status SqliteStore::set(BytesView key, BytesView value) {
+  TUPLEKV_RETURN_IF_ERROR(impl_->fits(key, value));
   if (impl_->batched()) {
     TUPLEKV_RETURN_IF_ERROR(impl_->before_write());
     impl_->batch.set(key, value);
@@ -1007,6 +1027,8 @@ Status insert_into_batch(SqliteStoreState* store, BytesView key, BytesView value
 }  // namespace
 
 Status SqliteStore::insert(BytesView key, BytesView value, bool* inserted) {
+  *inserted = false;
+  TUPLEKV_RETURN_IF_ERROR(impl_->fits(key, value));
   if (impl_->batched()) {
     *inserted = false;
     TUPLEKV_RETURN_IF_ERROR(impl_->before_write());
@@ -1031,6 +1053,8 @@ Status SqliteStore::insert_batch(BytesView key, BytesView value,
     return Status::Internal("tuplekv internal error: insert_batch of " + std::to_string(n) +
                             " more keys");
   }
+  TUPLEKV_RETURN_IF_ERROR(impl_->fits(key, value));
+  for (const Bytes& k : empty_keys) TUPLEKV_RETURN_IF_ERROR(impl_->fits(k, BytesView()));
   if (impl_->batched()) {
     TUPLEKV_RETURN_IF_ERROR(impl_->before_write());
     bool one = false;

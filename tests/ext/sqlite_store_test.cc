@@ -8,6 +8,7 @@
 // corruption, native error codes, rename and drop.
 #include "ext/sqlite_store.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -383,13 +384,6 @@ TEST_F(SqliteStoreTest, LargeValues) {
 }
 
 TEST_F(SqliteStoreTest, NativeErrorCodesPassThrough) {
-  // SQLITE_TOOBIG from a bind beyond the connection's length limit.
-  sqlite3_limit(db_.handle(), SQLITE_LIMIT_LENGTH, 1000);
-  Status s = store_->set(b("k"), Bytes(2000, 'v'));
-  EXPECT_EQ(s.code(), StatusCode::kTooBig);
-  EXPECT_EQ(s.native_code(), SQLITE_TOOBIG);
-  EXPECT_EQ(s.message(), "writing \"main\".\"t_kv\": string or blob too big");
-  sqlite3_limit(db_.handle(), SQLITE_LIMIT_LENGTH, 1000000000);
   // SQLITE_FULL from a page-count cap.
   db_.exec("PRAGMA max_page_count = 8");
   Status full;
@@ -1464,6 +1458,33 @@ TEST_F(BatchingTest, RollbackDropsTheBatch) {
 // A full disk makes SQLite roll back the whole transaction while apply()
 // runs, and no rollback() follows (inside xSavepoint, SQLite has already
 // called the hooks). The next transaction must not inherit the failure.
+// A pair whose record would pass the connection's length limit fails as
+// it is written, also where the write is held until COMMIT (which would
+// otherwise fail, and lose the whole transaction). The record is the two
+// blobs after a header of their serial types: 1 + 1 + 2 + 1 + 995 bytes
+// for a key of 1 byte and a value of 995.
+TEST_F(BatchingTest, APairOverTheLengthLimitFailsAsItIsWritten) {
+  sqlite3_limit(db_.handle(), SQLITE_LIMIT_LENGTH, 1000);
+  begin();
+  TUPLEKV_ASSERT_OK(store_->set(b("a"), b("small")));
+  bool inserted = true;
+  size_t count = 9;
+  const Status writes[] = {store_->set(b("k"), Bytes(996, 'v')), store_->insert(b("k"), Bytes(996, 'v'), &inserted),
+                           store_->insert_batch(b("i"), b(""), {Bytes(999, 'e')}, &count)};
+  for (const Status& s : writes) {
+    EXPECT_EQ(s.code(), StatusCode::kTooBig);
+    EXPECT_EQ(s.native_code(), SQLITE_TOOBIG);
+    EXPECT_THAT(std::string(s.message()), ::testing::StartsWith("writing \"main\".\"t_kv\": a key and value of "));
+    EXPECT_THAT(std::string(s.message()), ::testing::EndsWith(" bytes, over SQLite's length limit of 1000"));
+  }
+  EXPECT_FALSE(inserted);
+  EXPECT_EQ(count, 0u);
+  TUPLEKV_ASSERT_OK(store_->set(b("k"), Bytes(995, 'v')));
+  commit();
+  EXPECT_EQ(all(), (Pairs{{"a", "small"}, {"k", Bytes(995, 'v')}}));
+  sqlite3_limit(db_.handle(), SQLITE_LIMIT_LENGTH, 1000000000);
+}
+
 TEST_F(BatchingTest, ATransactionAfterAFailedApplyStartsClean) {
   ASSERT_TRUE(db_.exec("PRAGMA max_page_count = " + db_.value("PRAGMA page_count")));
   begin();
