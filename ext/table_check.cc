@@ -182,7 +182,7 @@ void check_function(sqlite3_context* ctx, int argc, sqlite3_value** argv) noexce
     CallSavepoint savepoint(db, rebuild || sqlite3_get_autocommit(db) != 0);
     if (rebuild) {
       uint64_t changed = 0;
-      Status s = t->rows->rebuild(&changed);
+      Status s = t->rows->rebuild(t->name, &changed);
       if (s.ok()) s = savepoint.release();
       if (!s.ok()) {
         set_result_error(ctx, s.with_context(fn));

@@ -1315,6 +1315,18 @@ Status decode_columns(const TableLayout& l, const TableLayout::Elements& row) {
   return Status::OK();
 }
 
+// The values of a unique index's entry, joined, into *values; false where
+// one is NULL, as NULLs never repeat. Entries sort by their values, so
+// two rows with the same values have neighbouring entries.
+bool unique_values(const TableLayout::Elements& indexed, Bytes* values) {
+  values->clear();
+  for (const BytesView e : indexed) {
+    if (e.size() == 1 && e[0] == '\x00') return false;
+    values->append(e);
+  }
+  return true;
+}
+
 }  // namespace
 
 Status TableRows::check(std::string_view table, std::string* problem) {
@@ -1375,20 +1387,14 @@ Status TableRows::check(std::string_view table, std::string* problem) {
         return Status::OK();
       }
       if (unique) {
-        // Entries sort by their values, so two rows with the same values are
-        // neighbours. NULLs are distinct.
         Bytes values;
-        bool has_null = false;
-        for (const BytesView e : indexed) {
-          has_null = has_null || (e.size() == 1 && e[0] == '\x00');
-          values.append(e);
-        }
-        if (!has_null && !previous_values.empty() && values == previous_values) {
+        const bool comparable = unique_values(indexed, &values);
+        if (comparable && values == previous_values) {
           *problem = std::string(table) + ": unique index " + name + " holds the same values twice, at " +
                      repr_packed(c->key());
           return Status::OK();
         }
-        previous_values = has_null ? Bytes() : std::move(values);
+        previous_values = comparable ? std::move(values) : Bytes();
       }
       key_.assign(l.row_prefix());
       key_.append(key_elements);
@@ -1419,7 +1425,7 @@ Status TableRows::check(std::string_view table, std::string* problem) {
   return Status::OK();
 }
 
-Status TableRows::rebuild(uint64_t* changed) {
+Status TableRows::rebuild(std::string_view table, uint64_t* changed) {
   *changed = 0;
   const TableLayout& l = *layout_;
   const size_t nidx = l.schema().indexes.size();
@@ -1467,6 +1473,30 @@ Status TableRows::rebuild(uint64_t* changed) {
   TUPLEKV_RETURN_IF_ERROR(c->status());
   for (const Bytes& k : missing) TUPLEKV_RETURN_IF_ERROR(store_->set(k, BytesView()));
   *changed += missing.size();
+  // Rows that repeat a unique index's values (damage they carry
+  // themselves) now have neighbouring entries there.
+  for (size_t i = 0; i < nidx; ++i) {
+    const TableIndex& index = l.schema().indexes[i];
+    if (!index.unique) continue;
+    TUPLEKV_ASSIGN_OR_RETURN(std::unique_ptr<Cursor> e,
+                             store_->scan(prefix_range(l.index_prefix(i)), ScanOptions()));
+    Bytes previous_values;
+    for (; e->valid(); e->next()) {
+      TUPLEKV_RETURN_IF_ERROR(l.split_index(i, e->key(), &indexed, &key_elements));
+      Bytes values;
+      const bool comparable = unique_values(indexed, &values);
+      if (comparable && values == previous_values) {
+        std::string msg = "UNIQUE constraint failed: ";
+        for (size_t k = 0; k < index.columns.size(); ++k) {
+          if (k > 0) msg += ", ";
+          msg += std::string(table) + "." + l.schema().columns[static_cast<size_t>(index.columns[k])].name;
+        }
+        return Status::Constraint(ConstraintKind::kUnique, std::move(msg));
+      }
+      previous_values = comparable ? std::move(values) : Bytes();
+    }
+    TUPLEKV_RETURN_IF_ERROR(e->status());
+  }
   return Status::OK();
 }
 

@@ -351,8 +351,11 @@ class TableRows {
   // problem found, in words. `table` names the table in messages.
   Status check(std::string_view table, std::string* problem);
   // Rewrites every index from the rows: removes entries no row has, adds
-  // missing ones. *changed counts entries written or removed.
-  Status rebuild(uint64_t* changed);
+  // missing ones. *changed counts entries written or removed. Fails with
+  // a kUnique constraint error (naming `table`'s columns) where rows
+  // repeat the values of a unique index, as SQLite's REINDEX does; the
+  // caller undoes what was written.
+  Status rebuild(std::string_view table, uint64_t* changed);
 
  private:
   OrderedStore* store_;

@@ -515,14 +515,14 @@ TEST(TableRowsTest, LayoutIndexesMovesCheckAndRebuild) {
   ASSERT_TRUE(rows.check("users", &problem).ok());
   EXPECT_EQ(problem, "users: index region_idx entry ('region_idx', 'zz', 9) has no row");
   uint64_t changed = 0;
-  ASSERT_TRUE(rows.rebuild(&changed).ok());
+  ASSERT_TRUE(rows.rebuild("t", &changed).ok());
   EXPECT_EQ(changed, 1u);
   Bytes entry;
   f.layout.index_key(0, r1, k1, &entry);
   ASSERT_TRUE(f.store.clear(entry).ok());
   ASSERT_TRUE(rows.check("users", &problem).ok());
   EXPECT_EQ(problem, "users: index region_idx has no entry for row ('users', 1)");
-  ASSERT_TRUE(rows.rebuild(&changed).ok());
+  ASSERT_TRUE(rows.rebuild("t", &changed).ok());
   EXPECT_EQ(changed, 1u);
   ASSERT_TRUE(rows.check("users", &problem).ok());
   EXPECT_EQ(problem, "");
@@ -579,7 +579,7 @@ TEST(TableRowsTest, CheckFindsWhatReadsWouldFailOn) {
   ASSERT_TRUE(rows.check("users", &problem).ok());
   EXPECT_EQ(problem.rfind("users: index region_idx entry ('region_idx',): ", 0), 0u) << problem;
   uint64_t changed = 0;
-  ASSERT_TRUE(rows.rebuild(&changed).ok());
+  ASSERT_TRUE(rows.rebuild("t", &changed).ok());
   EXPECT_EQ(changed, 1u);
   ASSERT_TRUE(rows.check("users", &problem).ok());
   EXPECT_EQ(problem, "");
