@@ -1030,12 +1030,10 @@ Status SqliteStore::insert(BytesView key, BytesView value, bool* inserted) {
   *inserted = false;
   TUPLEKV_RETURN_IF_ERROR(impl_->fits(key, value));
   if (impl_->batched()) {
-    *inserted = false;
     TUPLEKV_RETURN_IF_ERROR(impl_->before_write());
     return insert_into_batch(impl_.get(), key, value, inserted);
   }
   sqlite3_stmt* s = impl_->stmts.insert;
-  *inserted = false;
   int rc = bind_bytes(s, 1, key);
   if (rc == SQLITE_OK) rc = bind_bytes(s, 2, value);
   TUPLEKV_RETURN_IF_ERROR(run_write(impl_.get(), s, rc));
