@@ -291,11 +291,10 @@ Status TableVtab::open(sqlite3* d, int argc, const char* const* argv, bool creat
       c.covers[ncols()] = true;  // raw_key: made from the key
     }
     c.native_covers = c.covers;
-    if (c.is_index && table.indexes[c.index].automatic) {
-      const std::vector<int>& listed = table.indexes[c.index].columns;
-      for (int k : table.key) {
-        if (std::find(listed.begin(), listed.end(), k) == listed.end()) {
-          c.native_covers[static_cast<size_t>(k)] = false;
+    if (c.is_index) {
+      for (int col = 0; col < static_cast<int>(ncols()); ++col) {
+        if (!model::native_index_holds(table, static_cast<int>(c.index), col)) {
+          c.native_covers[static_cast<size_t>(col)] = false;
         }
       }
     }

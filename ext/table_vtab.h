@@ -58,9 +58,8 @@ struct Candidate {
   // scans sort what they read (core/model/sql_order.h).
   int sql_order_from = -1;
   std::vector<bool> covers;               // per table column: readable without the row
-  // Per table column: held as SQLite prices the reference's index, which
-  // is covers except for the index of a UNIQUE constraint: there SQLite
-  // does not count the key columns it lacks (core/model/native_scan.h).
+  // Per table column: held as SQLite prices the reference's index
+  // (model::native_index_holds), where the entries hold it (covers).
   std::vector<bool> native_covers;
   // The reference table stores these entries in descending order
   // (model::TableSchema::stored_descending): scans that no ORDER BY

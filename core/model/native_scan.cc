@@ -83,6 +83,12 @@ int size_estimate(std::string_view type) {
   return std::min(v / 4 + 1, 255);
 }
 
+bool native_index_holds(const TableSchema& s, int index, int column) {
+  const TableIndex& idx = s.indexes[static_cast<size_t>(index)];
+  if (std::find(idx.columns.begin(), idx.columns.end(), column) != idx.columns.end()) return true;
+  return !idx.automatic && std::find(s.key.begin(), s.key.end(), column) != s.key.end();
+}
+
 std::vector<NativeScan> native_full_scans(const TableSchema& s) {
   const size_t ncols = s.columns.size();
   int table_width = 1;  // no INTEGER PRIMARY KEY column: the rowid, or none
@@ -118,15 +124,13 @@ std::vector<NativeScan> native_full_scans(const TableSchema& s) {
     if (s.implicit_key()) {
       width += 1;  // the rowid
     } else {
-      // The key columns the index lacks complete its entries. SQLite
-      // counts them in its width but, for the index of a UNIQUE
-      // constraint (made while the table still looked like a rowid
-      // table), not among the columns it holds.
+      // The key columns the index lacks complete its entries, and count
+      // in its width (not always among the columns it holds).
       std::vector<bool> listed = scan.holds;
       for (int k : s.key) {
         if (listed[static_cast<size_t>(k)]) continue;
         listed[static_cast<size_t>(k)] = true;
-        if (!index.automatic) scan.holds[static_cast<size_t>(k)] = true;
+        scan.holds[static_cast<size_t>(k)] = native_index_holds(s, *it, k);
         width += s.columns[static_cast<size_t>(k)].size_estimate;
       }
     }

@@ -58,6 +58,13 @@ struct NativeScan {
   int first_column = -1;                  // the column it is sorted by first; -1: the rowid
 };
 
+// Whether SQLite counts `column` as held by index `index` of `s`'s
+// reference when it asks whether the index covers a statement: the
+// index's own columns, and the key columns it appends, except for the
+// index of a UNIQUE constraint, whose appended key columns it does not
+// count (made while the table still looked like a rowid table).
+bool native_index_holds(const TableSchema& s, int index, int column);
+
 // The full scans of `s`'s reference table in the order SQLite meets them.
 std::vector<NativeScan> native_full_scans(const TableSchema& s);
 

@@ -69,6 +69,21 @@ std::vector<bool> cols(size_t n, std::initializer_list<int> used) {
   return out;
 }
 
+// An index holds its columns and the key columns it appends, but for the
+// index of a UNIQUE constraint SQLite counts only its own columns.
+TEST(NativeScanTest, AUniqueConstraintsIndexHoldsOnlyItsOwnColumns) {
+  const TableSchema s = schema({"a INTEGER", "b TEXT", "c TEXT", "PRIMARY KEY(a)", "UNIQUE(b)", "INDEX ic(c)"});
+  ASSERT_EQ(s.indexes.size(), 2u);
+  const int unique = s.indexes[0].automatic ? 0 : 1;
+  const int plain = 1 - unique;
+  EXPECT_TRUE(native_index_holds(s, unique, 1));
+  EXPECT_FALSE(native_index_holds(s, unique, 0));
+  EXPECT_FALSE(native_index_holds(s, unique, 2));
+  EXPECT_TRUE(native_index_holds(s, plain, 2));
+  EXPECT_TRUE(native_index_holds(s, plain, 0));
+  EXPECT_FALSE(native_index_holds(s, plain, 1));
+}
+
 TEST(NativeScanTest, ANarrowerIndexHoldingTheColumnsWins) {
   // (a INTEGER, b TEXT, c TEXT): widths 1 + 5 + 5 (+1) = 12 -> LogEst 56;
   // the key scan 1 + 15*55/56 = 15, index i (b, a) 1 + 15*46/56 = 13.
