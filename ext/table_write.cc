@@ -302,14 +302,7 @@ Status Writer::find_unique_conflict(size_t i, const Bytes* own, bool* found) {
 
 int Writer::unique_conflict(size_t i, int on_conflict) {
   if (on_conflict == SQLITE_IGNORE) return SQLITE_CONSTRAINT;  // SQLite skips the row
-  std::string msg = "UNIQUE constraint failed: ";
-  bool first = true;
-  for (int c : t_->table.indexes[i].columns) {
-    if (!first) msg += ", ";
-    first = false;
-    msg += t_->name + "." + t_->table.columns[static_cast<size_t>(c)].name;
-  }
-  return fail(Status::Constraint(ConstraintKind::kUnique, msg));
+  return fail(Status::Constraint(ConstraintKind::kUnique, model::unique_failed_message(t_->name, t_->table, i)));
 }
 
 Status Writer::insert_with_entries(bool* inserted) {

@@ -755,6 +755,16 @@ std::string_view sql_kind_name(SqlValue::Kind k) {
   return "NULL";
 }
 
+std::string unique_failed_message(std::string_view table, const TableSchema& s, size_t index) {
+  std::string msg = "UNIQUE constraint failed: ";
+  const std::vector<int>& columns = s.indexes[index].columns;
+  for (size_t k = 0; k < columns.size(); ++k) {
+    if (k > 0) msg += ", ";
+    msg += std::string(table) + "." + s.columns[static_cast<size_t>(columns[k])].name;
+  }
+  return msg;
+}
+
 std::string automatic_index_name(std::string_view subspace, int n) {
   return std::string(subspace) + "_autoindex_" + std::to_string(n);
 }
@@ -1486,12 +1496,7 @@ Status TableRows::rebuild(std::string_view table, uint64_t* changed) {
       Bytes values;
       const bool comparable = unique_values(indexed, &values);
       if (comparable && values == previous_values) {
-        std::string msg = "UNIQUE constraint failed: ";
-        for (size_t k = 0; k < index.columns.size(); ++k) {
-          if (k > 0) msg += ", ";
-          msg += std::string(table) + "." + l.schema().columns[static_cast<size_t>(index.columns[k])].name;
-        }
-        return Status::Constraint(ConstraintKind::kUnique, std::move(msg));
+        return Status::Constraint(ConstraintKind::kUnique, unique_failed_message(table, l.schema(), i));
       }
       previous_values = comparable ? std::move(values) : Bytes();
     }

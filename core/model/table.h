@@ -170,6 +170,10 @@ struct TableSchema {
   int find_column(std::string_view name) const;  // case-insensitive; -1 if none
 };
 
+// SQLite's message for a row that repeats the values of unique index
+// `index` of `table`: "UNIQUE constraint failed: t.a, t.b".
+std::string unique_failed_message(std::string_view table, const TableSchema& s, size_t index);
+
 // Parses the schema arguments (each one column definition or table
 // constraint, as SQLite split them at top-level commas). Messages start with
 // `module` and name the table, e.g.
