@@ -64,8 +64,12 @@ class WriteBatch {
   WriteBatch& operator=(const WriteBatch&) = delete;
 
   // The entry of `key`, or null when the batch holds no write of it (the
-  // store below decides). An entry without a value means "absent".
-  const Entry* find(BytesView key) const { return find(key, hash_bytes(key)); }
+  // store below decides). An entry without a value means "absent". Every
+  // point read outside a writing transaction asks an empty batch, so that
+  // answer comes before the hash.
+  const Entry* find(BytesView key) const {
+    return empty() ? nullptr : find(key, hash_bytes(key));
+  }
 
   // key -> value, where the caller has made sure the key has no value: no
   // entry with one here, and (when there is no entry at all) absent below.

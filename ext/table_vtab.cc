@@ -468,7 +468,8 @@ struct TableCursor : sqlite3_vtab_cursor {
   int column_of_partial_row(sqlite3_context* ctx, int i);
   // Column i from scalars_ where it holds a common scalar, as a result
   // for a fresh register (values.h) or not; else column_slow().
-  int column_from_scalars(sqlite3_context* ctx, int i, bool fresh_register);
+  // Inline: a point lookup answers every column through it.
+  [[gnu::always_inline]] inline int column_from_scalars(sqlite3_context* ctx, int i, bool fresh_register);
   static std::vector<int> whole_key_terms(const Plan& plan, const Candidate& c);
   bool whole_key_spec(int argc, sqlite3_value** argv);
   // Mapped scans: whether the current entry's row exists.
