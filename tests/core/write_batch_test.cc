@@ -230,6 +230,24 @@ TEST(WriteBatchTest, UndoToMarkRestoresTheBatchAsItWas) {
   }
 }
 
+// find() answers an empty batch before hashing (every point read outside
+// a writing transaction asks one): also when it is empty again after an
+// undo to a mark set before its first write, with its slots in use before.
+TEST(WriteBatchTest, AnEmptyBatchFindsNothing) {
+  WriteBatch b;
+  EXPECT_EQ(b.find("k"), nullptr);
+  b.mark();
+  for (int i = 0; i < 100; ++i) b.set("k" + std::to_string(i), "v");
+  ASSERT_NE(b.find("k7"), nullptr);
+  b.undo_to_mark();
+  EXPECT_TRUE(b.empty());
+  EXPECT_EQ(b.find("k7"), nullptr);
+  b.insert("k7", "again");
+  ASSERT_NE(b.find("k7"), nullptr);
+  EXPECT_EQ(b.find("k7")->value, "again");
+  EXPECT_EQ(b.find("k8"), nullptr);
+}
+
 TEST(WriteBatchTest, ForgetMarkKeepsTheWrites) {
   WriteBatch b;
   b.set("a", "1");
